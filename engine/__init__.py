@@ -1,0 +1,1 @@
+"""Earshot's engine: audio in, numbers and records out. Never imports Qt."""

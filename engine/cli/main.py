@@ -1,0 +1,71 @@
+"""Top-level parser. Each command module registers its own subcommands.
+
+A command module exposes ``register(subparsers)``; it adds a parser and sets
+``func=handler`` on it, where ``handler(args) -> int`` returns the exit code.
+Handlers raise :class:`engine.errors.EarshotError` for anything a user did or
+gave wrong; :func:`main` turns it into one line on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from engine.errors import EarshotError
+
+log = logging.getLogger("earshot")
+
+#: Modules whose ``register`` adds subcommands, in the order ``--help`` lists them.
+COMMAND_MODULES = (
+    "engine.cli.ingest_cmd",
+    "engine.cli.library_cmd",
+    "engine.cli.models_cmd",
+)
+
+
+class UsageError(EarshotError):
+    """Bad command-line usage (argparse's own errors go through here too)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    parser = _Parser(prog="earshot", description="Search and jump into hours of recorded speech.")
+    parser.add_argument("--db", metavar="PATH", help="index file to use (default: the one in the user data folder)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return the process exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"earshot: error: {exc}", file=sys.stderr)
+        return 2
+    from engine.logs import setup_logging
+
+    setup_logging(verbose=args.verbose)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except EarshotError as exc:
+        log.debug("command failed", exc_info=True)
+        print(f"earshot: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("earshot: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,43 @@
+"""The project's own exceptions.
+
+Engine and storage raise these; the CLI and the GUI each turn them into a
+one-line user message in exactly one place.
+"""
+
+from __future__ import annotations
+
+
+class EarshotError(Exception):
+    """Base of every error Earshot reports to a user."""
+
+
+class ParameterError(EarshotError, ValueError):
+    """A caller passed an argument outside its documented range or shape."""
+
+
+class AudioError(EarshotError):
+    """A recording cannot be read or decoded.
+
+    The message always starts with the file's path, then the reason.
+    """
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class ModelError(EarshotError):
+    """A speech model is missing, broken, or cannot be fetched."""
+
+
+class StorageError(EarshotError):
+    """The index cannot be opened, migrated or written."""
+
+
+class NotFoundError(EarshotError):
+    """A recording, model or other named thing does not exist."""
+
+
+class Cancelled(EarshotError):
+    """A long task stopped because its cancel flag was set."""
