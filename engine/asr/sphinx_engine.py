@@ -1,0 +1,94 @@
+"""PocketSphinx recognition with the US-English model its PyPI package ships.
+
+This is the embedded default that lets Earshot work before any Vosk model is
+downloaded. The audio is cut into utterances by PocketSphinx's own endpointer
+(voice activity), and each utterance is decoded separately.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from engine.asr.base import ModelSpec, Word
+from engine.errors import ModelError
+
+_ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")
+
+
+def _is_filler(word: str) -> bool:
+    return word.startswith(("<", "[", "+")) or word == ""
+
+
+class SphinxTranscriber:
+    """Word-timed recognition with a PocketSphinx acoustic model, dictionary and LM."""
+
+    engine = "pocketsphinx"
+
+    def __init__(self, spec: ModelSpec) -> None:
+        from pocketsphinx import Decoder, Endpointer
+
+        folder = Path(spec.path)
+        hmm, lm, dic = folder / "en-us", folder / "en-us.lm.bin", folder / "cmudict-en-us.dict"
+        missing = [p.name for p in (hmm, lm, dic) if not p.exists()]
+        if missing:
+            raise ModelError(f"{spec.name}: PocketSphinx model in {folder} lacks {', '.join(missing)}")
+        try:
+            self._decoder = Decoder(hmm=str(hmm), lm=str(lm), dict=str(dic), samprate=16000, loglevel="FATAL")
+        except (RuntimeError, ValueError) as exc:
+            raise ModelError(f"{spec.name}: PocketSphinx cannot load {folder}: {exc}") from None
+        self._endpointer_cls = Endpointer
+        self._frame_rate = int(self._decoder.config["frate"])
+        self.model_name = spec.name
+        self.language = spec.language or "en"
+
+    def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
+        if sr != 16000:
+            raise ModelError(f"{self.model_name}: PocketSphinx needs 16000 Hz audio, got {sr} Hz")
+        ep = self._endpointer_cls(sample_rate=sr)
+        frame_bytes = ep.frame_bytes
+        buf = b""
+        in_utt = False
+        utt_start = 0.0
+        for block in blocks:
+            buf += np.ascontiguousarray(block, dtype=np.int16).tobytes()
+            while len(buf) >= frame_bytes:
+                frame, buf = buf[:frame_bytes], buf[frame_bytes:]
+                speech = ep.process(frame)
+                if speech is None:
+                    continue
+                if not in_utt:
+                    self._decoder.start_utt()
+                    in_utt, utt_start = True, float(ep.speech_start)
+                self._decoder.process_raw(speech, False, False)
+                if not ep.in_speech:
+                    yield from self._end_utterance(utt_start)
+                    in_utt = False
+        tail = ep.end_stream(buf) if (ep.in_speech or in_utt) else None
+        if tail is not None:
+            if not in_utt:
+                self._decoder.start_utt()
+                in_utt, utt_start = True, float(ep.speech_start)
+            self._decoder.process_raw(tail, False, False)
+        if in_utt:
+            yield from self._end_utterance(utt_start)
+
+    def _end_utterance(self, offset: float) -> Iterator[list[Word]]:
+        self._decoder.end_utt()
+        words = []
+        for seg in self._decoder.seg():
+            if _is_filler(seg.word):
+                continue
+            words.append(
+                Word(
+                    start=offset + seg.start_frame / self._frame_rate,
+                    end=offset + (seg.end_frame + 1) / self._frame_rate,
+                    conf=float(min(1.0, max(0.0, seg.prob))),
+                    text=_ALT_PRONUNCIATION.sub("", seg.word),
+                )
+            )
+        if words:
+            yield words

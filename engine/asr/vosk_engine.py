@@ -1,0 +1,53 @@
+"""Vosk (Kaldi) recognition, streamed block by block."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from engine.asr.base import ModelSpec, Word
+from engine.errors import ModelError
+
+
+class VoskTranscriber:
+    """Word-timed recognition with a Vosk model folder."""
+
+    engine = "vosk"
+
+    def __init__(self, spec: ModelSpec) -> None:
+        import vosk
+
+        vosk.SetLogLevel(-1)
+        path = Path(spec.path)
+        if not path.is_dir():
+            raise ModelError(f"{spec.name}: model folder not found: {path}")
+        try:
+            self._model = vosk.Model(str(path))
+        except Exception as exc:  # vosk raises a bare Exception when Kaldi refuses the folder
+            raise ModelError(f"{spec.name}: Vosk cannot load the model in {path}: {exc}") from None
+        self._vosk = vosk
+        self.model_name = spec.name
+        self.language = spec.language
+
+    def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
+        rec = self._vosk.KaldiRecognizer(self._model, float(sr))
+        rec.SetWords(True)
+        for block in blocks:
+            if rec.AcceptWaveform(np.ascontiguousarray(block, dtype=np.int16).tobytes()):
+                words = _parse(rec.Result())
+                if words:
+                    yield words
+        words = _parse(rec.FinalResult())
+        if words:
+            yield words
+
+
+def _parse(result_json: str) -> list[Word]:
+    result = json.loads(result_json)
+    return [
+        Word(start=float(w["start"]), end=float(w["end"]), conf=float(w.get("conf", 1.0)), text=str(w["word"]))
+        for w in result.get("result", ())
+    ]

@@ -1,0 +1,121 @@
+"""``list``, ``show``, ``export``, ``search`` and ``remove``: reading the index."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+from engine.cli.common import open_store, positive_int
+from engine.errors import EarshotError
+from engine.export import FORMATS, export_transcript
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("list", help="list the recordings in the index")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_list)
+
+    p = subparsers.add_parser("show", help="show a recording's transcript with times and confidences")
+    p.add_argument("recording", metavar="REC", help="recording id, path or name")
+    p.add_argument("--words", action="store_true", help="one word per line instead of one segment per line")
+    p.set_defaults(func=run_show)
+
+    p = subparsers.add_parser("export", help="export a transcript as SRT, VTT, TXT or JSON")
+    p.add_argument("recording", metavar="REC", help="recording id, path or name")
+    p.add_argument("--format", choices=FORMATS, default="srt")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.set_defaults(func=run_export)
+
+    p = subparsers.add_parser("search", help="full-text search over all transcripts")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--limit", type=positive_int, default=20)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_search)
+
+    p = subparsers.add_parser("remove", help="remove a recording from the index (the file is left alone)")
+    p.add_argument("recording", metavar="REC", help="recording id, path or name")
+    p.set_defaults(func=run_remove)
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(max(0.0, seconds), 60)
+    h, m = divmod(int(m), 60)
+    return f"{h}:{m:02d}:{s:05.2f}" if h else f"{m:02d}:{s:05.2f}"
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        rows = store.recordings()
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
+    if not rows:
+        print("The index is empty. Add recordings with: earshot ingest PATH...")
+        return 0
+    print(f"{'id':>4}  {'duration':>10}  {'words':>7}  {'engine/model':<28}  {'indexed':<16}  name")
+    for r in rows:
+        when = dt.datetime.fromtimestamp(r["ingested_at"]).strftime("%Y-%m-%d %H:%M")
+        model = f"{r['engine']}/{r['model']}"
+        print(f"{r['id']:>4}  {_clock(r['duration']):>10}  {r['word_count']:>7}  {model:<28.28}  {when:<16}  {r['name']}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        rec = store.recording(args.recording)
+        words = store.words(rec["id"])
+        segments = store.segments(rec["id"])
+    print(f"{rec['name']}  ({rec['path']})")
+    print(f"duration {_clock(rec['duration'])}, {rec['word_count']} words, {rec['engine']}/{rec['model']}")
+    if args.words:
+        for w in words:
+            print(f"{_clock(w['start'])}  {_clock(w['end'])}  {w['conf']:.2f}  {w['text']}")
+        return 0
+    for s in segments:
+        confs = [w["conf"] for w in words[s["first_word"] : s["last_word"] + 1]]
+        mean = sum(confs) / len(confs) if confs else 0.0
+        print(f"[{_clock(s['start'])} - {_clock(s['end'])}] ({mean:.2f})  {s['text']}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        rec = store.recording(args.recording)
+        text = export_transcript(args.format, rec, store.words(rec["id"]), store.segments(rec["id"]))
+    if args.output:
+        out = Path(args.output)
+        tmp = out.with_name(out.name + ".part")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(out)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise EarshotError(f"{out}: cannot write: {exc.strerror or exc}") from None
+        print(f"wrote {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        hits = store.search_segments(args.query, limit=args.limit)
+    if args.json:
+        print(json.dumps(hits, ensure_ascii=False, indent=1))
+        return 0
+    if not hits:
+        print(f"no matches for {args.query!r}")
+        return 0
+    for h in hits:
+        print(f"{h['name']}  {_clock(h['start'])}-{_clock(h['end'])}  {-h['rank']:.3f}  {h['snippet']}")
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        rec = store.remove_recording(args.recording)
+    print(f"removed {rec['name']} (id {rec['id']}) from the index")
+    return 0

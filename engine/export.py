@@ -1,0 +1,54 @@
+"""Transcript export: SRT, WebVTT, plain text and JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from engine.errors import ParameterError
+
+FORMATS = ("srt", "vtt", "txt", "json")
+
+
+def _clock(seconds: float, sep: str) -> str:
+    ms = max(0, int(round(seconds * 1000)))
+    h, rem = divmod(ms, 3_600_000)
+    m, rem = divmod(rem, 60_000)
+    s, ms = divmod(rem, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
+
+
+def export_transcript(
+    fmt: str, recording: dict[str, Any], words: Sequence[dict[str, Any]], segments: Sequence[dict[str, Any]]
+) -> str:
+    """Render one recording's transcript.
+
+    ``words`` rows have idx, start, end, conf, text (seconds); ``segments`` rows
+    have start, end, text and are used as subtitle cues.
+    """
+    if fmt == "srt":
+        cues = [
+            f"{i}\n{_clock(s['start'], ',')} --> {_clock(s['end'], ',')}\n{s['text']}\n"
+            for i, s in enumerate(segments, 1)
+        ]
+        return "\n".join(cues)
+    if fmt == "vtt":
+        cues = [f"{_clock(s['start'], '.')} --> {_clock(s['end'], '.')}\n{s['text']}\n" for s in segments]
+        return "WEBVTT\n\n" + "\n".join(cues)
+    if fmt == "txt":
+        return "".join(s["text"] + "\n" for s in segments)
+    if fmt == "json":
+        keep = ("id", "path", "name", "duration", "sample_rate", "engine", "model", "language", "content_hash")
+        doc = {
+            "recording": {k: recording.get(k) for k in keep},
+            "words": [
+                {"start": round(w["start"], 3), "end": round(w["end"], 3), "conf": round(w["conf"], 4), "text": w["text"]}
+                for w in words
+            ],
+            "segments": [
+                {"start": round(s["start"], 3), "end": round(s["end"], 3), "text": s["text"]} for s in segments
+            ],
+        }
+        return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+    raise ParameterError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -1,0 +1,308 @@
+"""The library index: one SQLite file, one class that owns it.
+
+All SQL is parameterised. Writes that belong together go through
+:meth:`Store.atomic`. Schema changes are named migrations recorded in
+``migrations``; each commits together with its own record. WAL mode lets the
+GUI read while an ingest writes. One :class:`Store` per thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from engine.errors import NotFoundError, StorageError
+from engine.index.schema import MIGRATIONS
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(frozen=True)
+class WordRow:
+    """One recognised word, times in seconds from the start of the recording."""
+
+    start: float
+    end: float
+    conf: float
+    text: str
+
+
+@dataclass(frozen=True)
+class NewRecording:
+    """Everything one finished ingest writes about a recording."""
+
+    path: str
+    name: str
+    content_hash: str
+    size_bytes: int
+    duration: float
+    sample_rate: int
+    channels: int
+    codec: str
+    container: str
+    engine: str
+    model: str
+    language: str
+    words: Sequence[WordRow]
+    #: Transcript segments as (first word index, last word index inclusive).
+    segments: Sequence[tuple[int, int]]
+    ingest_seconds: float = 0.0
+
+
+class Store:
+    """Owner of one index file.
+
+    Parameters
+    ----------
+    path : the SQLite file; created with its folder if missing.
+        ``":memory:"`` gives a private in-memory index (tests).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=True)
+            conn.execute("PRAGMA busy_timeout = 30000")
+            self.db = sqlite_utils.Database(conn)
+            if self.path != ":memory:":
+                self.db.enable_wal()
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"{self.path}: cannot open the index: {exc}") from None
+        except OSError as exc:
+            raise StorageError(f"{self.path}: cannot open the index: {exc.strerror or exc}") from None
+
+    # -- plumbing -----------------------------------------------------------
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self.db.conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[sqlite_utils.Database]:
+        """A write transaction: everything inside commits together or not at all."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+        done = {r[0] for r in self.conn.execute("SELECT name FROM migrations")}
+        for name, apply in MIGRATIONS:
+            if name in done:
+                continue
+            with self.atomic() as db:
+                apply(db)
+                db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", [name, time.time()])
+
+    def schema_version(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM migrations").fetchone()[0])
+
+    def journal_mode(self) -> str:
+        return str(self.conn.execute("PRAGMA journal_mode").fetchone()[0])
+
+    # -- jobs ---------------------------------------------------------------
+
+    def start_job(self, kind: str, path: str) -> int:
+        """Record that a long task began; returns its id."""
+        cur = self.conn.execute(
+            "INSERT INTO jobs (kind, path, status, started_at, pid) VALUES (?, ?, 'running', ?, ?)",
+            [kind, path, time.time(), os.getpid()],
+        )
+        return int(cur.lastrowid or 0)
+
+    def finish_job(self, job_id: int, status: str, message: str = "", recording_id: int | None = None) -> None:
+        self.conn.execute(
+            "UPDATE jobs SET status = ?, message = ?, finished_at = ?, recording_id = ? WHERE id = ?",
+            [status, message, time.time(), recording_id, job_id],
+        )
+
+    def mark_interrupted_jobs(self, pid_alive: Callable[[int], bool] | None = None) -> list[dict[str, Any]]:
+        """Mark jobs left 'running' by a killed process as 'interrupted'; return them.
+
+        Only jobs whose owning process is gone are touched: ``pid_alive(pid)``
+        decides (default: a job is stale if its process no longer exists).
+        """
+        alive = pid_alive or _pid_alive
+        rows = [dict(r) for r in self.db.query("SELECT * FROM jobs WHERE status = 'running'")]
+        stale = [r for r in rows if not alive(int(r.get("pid") or 0))]
+        with self.atomic():
+            for r in stale:
+                self.conn.execute(
+                    "UPDATE jobs SET status = 'interrupted', finished_at = ?, "
+                    "message = 'the program stopped before this file finished' WHERE id = ?",
+                    [time.time(), r["id"]],
+                )
+        return stale
+
+    def jobs(self, *, status: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM jobs"
+        params: list[Any] = []
+        if status:
+            sql += " WHERE status = ?"
+            params.append(status)
+        sql += " ORDER BY id DESC LIMIT ?"
+        params.append(limit)
+        return [dict(r) for r in self.db.query(sql, params)]
+
+    # -- recordings ---------------------------------------------------------
+
+    def recording_by_path(self, path: str) -> dict[str, Any] | None:
+        rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [path]))
+        return dict(rows[0]) if rows else None
+
+    def recording(self, ref: str | int) -> dict[str, Any]:
+        """A recording by id, by path, or by a unique name prefix."""
+        text = str(ref)
+        if text.isdigit():
+            rows = list(self.db.query("SELECT * FROM recordings WHERE id = ?", [int(text)]))
+        else:
+            rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [str(Path(text).absolute())]))
+            if not rows:
+                rows = list(self.db.query("SELECT * FROM recordings WHERE name = ?", [text]))
+            if not rows:
+                rows = list(self.db.query("SELECT * FROM recordings WHERE name LIKE ? ESCAPE '\\'", [_like_prefix(text)]))
+        if not rows:
+            raise NotFoundError(f"{text}: no such recording in the index (see 'earshot list')")
+        if len(rows) > 1:
+            ids = ", ".join(str(r["id"]) for r in rows[:10])
+            raise NotFoundError(f"{text}: matches several recordings (ids {ids}); give the id")
+        return dict(rows[0])
+
+    def recordings(self, *, order_by: str = "id") -> list[dict[str, Any]]:
+        if order_by not in {"id", "name", "duration", "ingested_at"}:
+            raise StorageError(f"cannot order recordings by {order_by!r}")
+        return [dict(r) for r in self.db.query(f"SELECT * FROM recordings ORDER BY {order_by}")]
+
+    def save_recording(self, rec: NewRecording) -> int:
+        """Write a finished transcript; replaces any recording at the same path.
+
+        Recording, words and search segments go in one transaction: a reader
+        sees the old transcript or the new one, never a mixture or a part.
+        """
+        with self.atomic():
+            old = self.recording_by_path(rec.path)
+            if old is not None:
+                self._delete_recording_rows(int(old["id"]))
+            cur = self.conn.execute(
+                "INSERT INTO recordings (path, name, content_hash, size_bytes, duration, sample_rate, channels,"
+                " codec, container, engine, model, language, status, word_count, ingested_at, ingest_seconds)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)",
+                [
+                    rec.path, rec.name, rec.content_hash, rec.size_bytes, rec.duration, rec.sample_rate,
+                    rec.channels, rec.codec, rec.container, rec.engine, rec.model, rec.language,
+                    len(rec.words), time.time(), rec.ingest_seconds,
+                ],
+            )
+            rec_id = int(cur.lastrowid or 0)
+            self.conn.executemany(
+                "INSERT INTO words (recording_id, idx, start, end, conf, text) VALUES (?, ?, ?, ?, ?, ?)",
+                ((rec_id, i, w.start, w.end, w.conf, w.text) for i, w in enumerate(rec.words)),
+            )
+            self.conn.executemany(
+                "INSERT INTO segments (recording_id, idx, first_word, last_word, start, end, text)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (rec_id, k, a, b, rec.words[a].start, rec.words[b].end,
+                     " ".join(w.text for w in rec.words[a : b + 1]))
+                    for k, (a, b) in enumerate(rec.segments)
+                ),
+            )
+        return rec_id
+
+    def remove_recording(self, ref: str | int) -> dict[str, Any]:
+        rec = self.recording(ref)
+        with self.atomic():
+            self._delete_recording_rows(int(rec["id"]))
+        return rec
+
+    def _delete_recording_rows(self, rec_id: int) -> None:
+        # Child rows go through ON DELETE CASCADE; FTS rows through triggers.
+        self.conn.execute("DELETE FROM recordings WHERE id = ?", [rec_id])
+
+    def words(self, rec_id: int) -> list[dict[str, Any]]:
+        return [
+            dict(r)
+            for r in self.db.query(
+                "SELECT idx, start, end, conf, text FROM words WHERE recording_id = ? ORDER BY idx", [rec_id]
+            )
+        ]
+
+    def segments(self, rec_id: int) -> list[dict[str, Any]]:
+        return [
+            dict(r)
+            for r in self.db.query("SELECT * FROM segments WHERE recording_id = ? ORDER BY idx", [rec_id])
+        ]
+
+    def counts(self) -> dict[str, int]:
+        tables = ("recordings", "words", "segments", "events", "stories", "entities", "passages", "jobs")
+        return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
+
+    # -- search -------------------------------------------------------------
+
+    def search_segments(self, query: str, *, limit: int = 20) -> list[dict[str, Any]]:
+        """Plain FTS5 bm25 search over transcript segments.
+
+        The query is taken as words, not FTS syntax, so a user's quotes or
+        operators cannot cause an SQL error.
+        """
+        match = fts_query(query)
+        if not match:
+            return []
+        sql = (
+            "SELECT s.recording_id, r.name, r.path, s.idx, s.start, s.end, s.text,"
+            " snippet(segments_fts, 0, '[', ']', ' … ', 16) AS snippet, bm25(segments_fts) AS rank"
+            " FROM segments_fts JOIN segments s ON s.rowid = segments_fts.rowid"
+            " JOIN recordings r ON r.id = s.recording_id"
+            " WHERE segments_fts MATCH ? ORDER BY rank LIMIT ?"
+        )
+        return [dict(r) for r in self.db.query(sql, [match, limit])]
+
+
+def fts_query(text: str) -> str:
+    """Turn free text into an FTS5 query: every word quoted, all required."""
+    tokens = [t for t in "".join(c if c.isalnum() else " " for c in text).split() if t]
+    return " ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,275 @@
+"""The ingest job: files and folders in, transcripts in the index out.
+
+One :class:`IngestJob` per run. It probes and hashes each file, skips the
+unchanged ones, hands the rest to recognition worker processes, and writes
+each finished transcript in one transaction. A file that fails is reported
+with one line naming it and the reason; the others go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine import config
+from engine.asr.base import ModelSpec
+from engine.audio.decode import AudioInfo, content_hash, probe
+from engine.errors import AudioError, EarshotError, ParameterError
+from engine.index.store import NewRecording, Store, WordRow
+from engine.ingest.transcribe import StageTimes, Transcript
+from engine.jobs import CancelToken, JobState
+
+log = logging.getLogger("earshot.ingest")
+
+
+@dataclass
+class FileOutcome:
+    """How one file of a run ended (or where it is while running)."""
+
+    path: str
+    state: JobState = JobState.QUEUED
+    message: str = ""
+    recording_id: int | None = None
+    audio_seconds: float = 0.0
+    duration: float = 0.0
+    times: StageTimes = field(default_factory=StageTimes)
+    info: AudioInfo | None = None
+    content_hash: str = ""
+    job_id: int | None = None
+    started: float = 0.0
+    finished: float = 0.0
+
+
+FileStateFn = Callable[[FileOutcome], None]
+FileProgressFn = Callable[[str, float, float], None]
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[FileOutcome]]:
+    """Files named directly, plus audio files found recursively under folders.
+
+    Returns the files (absolute, de-duplicated, in order) and a failed outcome
+    for every argument that does not exist.
+    """
+    files: list[Path] = []
+    missing: list[FileOutcome] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        p = Path(raw).absolute()
+        if p.is_dir():
+            found = sorted(
+                q for q in p.rglob("*") if q.suffix.lower() in config.AUDIO_EXTENSIONS and q.is_file()
+            )
+            candidates = found
+        elif p.exists() or p.is_symlink():
+            candidates = [p]
+        else:
+            missing.append(FileOutcome(str(p), JobState.FAILED, f"{p}: file not found (missing or removed)"))
+            continue
+        for q in candidates:
+            if q not in seen:
+                seen.add(q)
+                files.append(q)
+    return files, missing
+
+
+class IngestJob:
+    """Transcribe and index a batch of recordings.
+
+    Parameters
+    ----------
+    paths : files and folders (folders are walked recursively).
+    db_path : the index file; opened in the thread that calls :meth:`run`.
+    spec : the speech model to use.
+    workers : recognition processes to run in parallel (>= 1).
+    force : re-transcribe files whose content is unchanged.
+    on_state : called whenever a file changes state.
+    on_progress : ``(path, seconds_done, seconds_total)`` while a file is recognised.
+    cancel : set it to stop the run; running files are killed, none is half-written.
+    """
+
+    def __init__(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        *,
+        db_path: str | os.PathLike[str],
+        spec: ModelSpec,
+        workers: int = 1,
+        force: bool = False,
+        on_state: FileStateFn | None = None,
+        on_progress: FileProgressFn | None = None,
+        cancel: CancelToken | None = None,
+    ) -> None:
+        if workers < 1:
+            raise ParameterError(f"--workers must be at least 1, got {workers}")
+        self.paths = list(paths)
+        self.db_path = str(db_path)
+        self.spec = spec
+        self.workers = workers
+        self.force = force
+        self.on_state = on_state or (lambda outcome: None)
+        self.on_progress = on_progress or (lambda path, done, total: None)
+        self.cancel = cancel or CancelToken()
+        self.interrupted: list[dict[str, object]] = []
+        self._cancel_requests: set[str] = set()
+
+    def cancel_file(self, path: str) -> None:
+        """Stop one file (queued or running); the rest of the run goes on."""
+        self._cancel_requests.add(str(Path(path).absolute()))
+
+    # -- the run ------------------------------------------------------------
+
+    def run(self) -> list[FileOutcome]:
+        """Do the whole batch; returns one outcome per file, in input order."""
+        files, outcomes = expand_paths(self.paths)
+        for o in outcomes:
+            self.on_state(o)
+        store = Store(self.db_path)
+        try:
+            self.interrupted = store.mark_interrupted_jobs()
+            todo: list[FileOutcome] = []
+            for f in files:
+                outcome = self._prepare(store, f)
+                outcomes.append(outcome)
+                if outcome.state is JobState.QUEUED:
+                    todo.append(outcome)
+                self.on_state(outcome)
+            if todo:
+                self._recognise(store, todo)
+        finally:
+            store.close()
+        return outcomes
+
+    def _prepare(self, store: Store, path: Path) -> FileOutcome:
+        """Probe and hash one file; decide whether it needs recognition."""
+        outcome = FileOutcome(str(path))
+        try:
+            outcome.info = probe(path)
+            outcome.duration = outcome.info.duration
+            outcome.content_hash = content_hash(path)
+        except AudioError as exc:
+            outcome.state, outcome.message = JobState.FAILED, str(exc)
+            return outcome
+        old = store.recording_by_path(str(path))
+        if old is not None and old["content_hash"] == outcome.content_hash and not self.force:
+            outcome.state = JobState.SKIPPED
+            outcome.recording_id = int(old["id"])
+            outcome.message = f"{path}: unchanged since it was indexed (recording {old['id']})"
+        return outcome
+
+    def _recognise(self, store: Store, todo: list[FileOutcome]) -> None:
+        from engine.ingest.pool import WorkerPool
+
+        by_task = dict(enumerate(todo))
+        queued = list(by_task)
+        running: set[int] = set()
+        fatal = ""
+        with WorkerPool(self.spec, min(self.workers, len(todo))) as pool:
+            while queued or running:
+                if self.cancel.cancelled:
+                    self._cancel_all(store, pool, by_task, queued, running)
+                    return
+                self._apply_file_cancels(store, pool, by_task, queued, running)
+                for wid in pool.idle_workers():
+                    if not queued:
+                        break
+                    task_id = queued.pop(0)
+                    self._start(store, by_task[task_id])
+                    pool.submit(wid, task_id, by_task[task_id].info)  # type: ignore[arg-type]
+                    running.add(task_id)
+                for msg in pool.poll(timeout=0.1):
+                    kind = msg[0]
+                    if kind == "progress" and msg[1] in running:
+                        self.on_progress(by_task[msg[1]].path, msg[2], msg[3])
+                    elif kind == "done" and msg[1] in running:
+                        running.discard(msg[1])
+                        self._finish_ok(store, by_task[msg[1]], msg[2])
+                    elif kind == "failed" and msg[1] in running:
+                        running.discard(msg[1])
+                        self._finish(store, by_task[msg[1]], JobState.FAILED, msg[2].splitlines()[0])
+                        log.error("%s", msg[2])
+                    elif kind == "fatal":
+                        fatal = msg[2] if not fatal or "could not start" in fatal else fatal
+                if pool.alive() == 0:
+                    for task_id in [*queued, *running]:
+                        self._finish(store, by_task[task_id], JobState.FAILED, fatal or "no recogniser could start")
+                    return
+
+    # -- state changes -------------------------------------------------------
+
+    def _start(self, store: Store, outcome: FileOutcome) -> None:
+        outcome.state = JobState.RUNNING
+        outcome.started = time.monotonic()
+        outcome.job_id = store.start_job("ingest", outcome.path)
+        self.on_state(outcome)
+
+    def _finish(self, store: Store, outcome: FileOutcome, state: JobState, message: str) -> None:
+        outcome.state, outcome.message = state, message
+        outcome.finished = time.monotonic()
+        if outcome.job_id is not None:
+            store.finish_job(outcome.job_id, state.value, message, outcome.recording_id)
+        self.on_state(outcome)
+
+    def _finish_ok(self, store: Store, outcome: FileOutcome, transcript: Transcript) -> None:
+        info = outcome.info
+        assert info is not None
+        t0 = time.perf_counter()
+        try:
+            outcome.recording_id = store.save_recording(_as_new_recording(outcome, info, transcript, self.spec))
+        except EarshotError as exc:
+            self._finish(store, outcome, JobState.FAILED, f"{outcome.path}: cannot store: {exc}")
+            return
+        transcript.times.store = time.perf_counter() - t0
+        outcome.times = transcript.times
+        outcome.audio_seconds = transcript.audio_seconds
+        n = len(transcript.words)
+        self._finish(store, outcome, JobState.DONE, f"{n} words in {transcript.audio_seconds:.1f} s of audio")
+
+    def _apply_file_cancels(
+        self, store: Store, pool: object, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+    ) -> None:
+        if not self._cancel_requests:
+            return
+        for task_id, outcome in by_task.items():
+            if outcome.path not in self._cancel_requests:
+                continue
+            if task_id in queued:
+                queued.remove(task_id)
+                self._finish(store, outcome, JobState.CANCELLED, "cancelled before it started")
+            elif task_id in running:
+                pool.cancel_task(task_id)  # type: ignore[attr-defined]
+                running.discard(task_id)
+                self._finish(store, outcome, JobState.CANCELLED, "cancelled")
+        self._cancel_requests.clear()
+
+    def _cancel_all(
+        self, store: Store, pool: object, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+    ) -> None:
+        pool.close(kill=True)  # type: ignore[attr-defined]
+        for task_id in [*running, *queued]:
+            self._finish(store, by_task[task_id], JobState.CANCELLED, "cancelled")
+        queued.clear()
+        running.clear()
+
+
+def _as_new_recording(outcome: FileOutcome, info: AudioInfo, transcript: Transcript, spec: ModelSpec) -> NewRecording:
+    return NewRecording(
+        path=outcome.path,
+        name=Path(outcome.path).name,
+        content_hash=outcome.content_hash,
+        size_bytes=info.size_bytes,
+        duration=transcript.audio_seconds or info.duration,
+        sample_rate=info.sample_rate,
+        channels=info.channels,
+        codec=info.codec,
+        container=info.container,
+        engine=spec.engine,
+        model=spec.name,
+        language=spec.language,
+        words=[WordRow(w.start, w.end, w.conf, w.text) for w in transcript.words],
+        segments=transcript.segments,
+        ingest_seconds=transcript.times.total,
+    )

@@ -1,0 +1,131 @@
+"""One recording through decode and recognition: the work a worker process does."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine import config
+from engine.asr.base import Transcriber, Word
+from engine.audio.decode import AudioInfo, iter_pcm_blocks
+from engine.jobs import CancelToken
+
+
+@dataclass
+class StageTimes:
+    """Seconds of wall time spent in each stage of one file's ingest."""
+
+    decode: float = 0.0
+    transcribe: float = 0.0
+    store: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.decode + self.transcribe + self.store
+
+
+@dataclass
+class Transcript:
+    """What recognition produced for one file."""
+
+    words: list[Word]
+    #: (first word index, last word index inclusive) per search segment.
+    segments: list[tuple[int, int]]
+    #: seconds of audio actually decoded.
+    audio_seconds: float
+    times: StageTimes = field(default_factory=StageTimes)
+
+
+class _TimedBlocks:
+    """Wraps the decoder's block iterator to time it, count samples, report and cancel."""
+
+    def __init__(
+        self,
+        blocks: Iterator[np.ndarray],
+        *,
+        sr: int,
+        total_seconds: float,
+        on_progress: Callable[[float, float], None],
+        cancel: CancelToken,
+    ) -> None:
+        self._blocks = blocks
+        self._sr = sr
+        self._total = total_seconds
+        self._on_progress = on_progress
+        self._cancel = cancel
+        self.samples = 0
+        self.decode_seconds = 0.0
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        while True:
+            self._cancel.raise_if_cancelled()
+            t0 = time.perf_counter()
+            try:
+                block = next(self._blocks)
+            except StopIteration:
+                self.decode_seconds += time.perf_counter() - t0
+                return
+            self.decode_seconds += time.perf_counter() - t0
+            self.samples += block.size
+            self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
+            yield block
+
+
+def transcribe_file(
+    info: AudioInfo,
+    transcriber: Transcriber,
+    *,
+    on_progress: Callable[[float, float], None] | None = None,
+    cancel: CancelToken | None = None,
+    sr: int = config.TARGET_SAMPLE_RATE,
+) -> Transcript:
+    """Decode ``info.path`` in blocks and recognise it.
+
+    ``on_progress(seconds_done, seconds_total)`` is called after each block.
+    Raises AudioError for undecodable audio and Cancelled when ``cancel`` is set.
+    """
+    timed = _TimedBlocks(
+        iter_pcm_blocks(info.path, sr=sr),
+        sr=sr,
+        total_seconds=info.duration,
+        on_progress=on_progress or (lambda done, total: None),
+        cancel=cancel or CancelToken(),
+    )
+    t0 = time.perf_counter()
+    utterances = list(transcriber.transcribe(timed, sr=sr))
+    elapsed = time.perf_counter() - t0
+    words = [w for utt in utterances for w in utt]
+    return Transcript(
+        words=words,
+        segments=segment_bounds(utterances),
+        audio_seconds=timed.samples / sr,
+        times=StageTimes(decode=timed.decode_seconds, transcribe=elapsed - timed.decode_seconds),
+    )
+
+
+def segment_bounds(
+    utterances: Sequence[Sequence[Word]],
+    *,
+    max_words: int = config.SEGMENT_MAX_WORDS,
+    pause: float = config.SEGMENT_PAUSE_SECONDS,
+) -> list[tuple[int, int]]:
+    """Cut utterances into search segments of at most ``max_words`` words.
+
+    A segment also ends where the gap between two words exceeds ``pause``
+    seconds. Returns (first, last) word indices, inclusive, over the
+    concatenated words.
+    """
+    bounds: list[tuple[int, int]] = []
+    offset = 0
+    for utt in utterances:
+        first = 0
+        for i in range(1, len(utt) + 1):
+            at_end = i == len(utt)
+            if at_end or i - first >= max_words or utt[i].start - utt[i - 1].end > pause:
+                bounds.append((offset + first, offset + i - 1))
+                first = i
+        offset += len(utt)
+    return bounds

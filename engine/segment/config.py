@@ -1,0 +1,76 @@
+"""Sizes, defaults and tolerances of the story segmenter, in one place.
+
+Kernels take every number they need as an argument; the defaults come from here.
+Names follow Greiff et al. (MITRE), "Fine-grained hidden Markov modeling for
+broadcast-news story segmentation", sections 2-5.
+"""
+
+from __future__ import annotations
+
+#: Number of position states before the absorbing state (paper: 250). States are
+#: 0-based here: state 0 is the paper's state 1 (first word of a story), state
+#: ``MAX_STATE`` the paper's state 251 (every word after the 250th).
+MAX_STATE = 250
+
+#: Size of each coherence buffer, in words (section 3.1).
+COHERENCE_BUFFER = 50
+
+#: How far the start of each coherence buffer lies behind the current word, in
+#: words: COHER-1 looks at the 50 words right before it, COHER-2 and COHER-3 at
+#: the buffers 50 and 100 words further back (COHER-4 hurt in the paper).
+COHERENCE_OFFSETS = (0, 50, 100)
+
+#: Trigger regions as story positions: 0 = first word, 1 = second word,
+#: -1 = last word, -2 = next-to-last word (section 3.3). End-of-story regions are
+#: delayed by ``-position`` words so they line up with the next story's first word.
+TRIGGER_REGIONS = {"first": 0, "second": 1, "last": -1, "next_to_last": -2}
+
+#: Default number of bins per feature (one of them is the "zero" bin).
+DEFAULT_N_BINS = 8
+
+#: Kernel-regression bandwidth across states, in units of log(state + 1). A log
+#: scale keeps states 0 and 1 apart while pooling states 150-250 together.
+DEFAULT_STATE_BANDWIDTH = 0.15
+
+#: Story-length smoothing bandwidth, in units of log(length).
+DEFAULT_LENGTH_BANDWIDTH = 0.15
+
+#: Log of the boundary-state penalty (section 5): added to the log probability
+#: of a path each time it enters state 0. Positive values segment more.
+DEFAULT_LOG_PENALTY = 0.0
+
+#: Smallest probability any (bin, state) cell or transition may get, so that a
+#: value never seen in one state cannot veto a path outright.
+PROBABILITY_FLOOR = 1e-6
+
+#: Gaussian kernels are cut at this many bandwidths.
+KERNEL_CUTOFF = 4.0
+
+#: Forward-backward keeps the forward variables of every CHECKPOINT-th word and
+#: recomputes the rest block by block, so memory is O(words / CHECKPOINT * states).
+FORWARD_BACKWARD_CHECKPOINT = 1024
+
+#: A boundary's confidence sums the posterior of a story start over this many
+#: words either side of it (the start may be placed a word or two off).
+CONFIDENCE_HALF_WINDOW = 5
+
+#: Distance between the two probe words of the TDT segmentation measure, in words.
+TDT_PROBE_WORDS = 50
+
+#: TDT segmentation cost constants: C_miss, C_fa and the prior P(segment boundary).
+TDT_COST_MISS = 1.0
+TDT_COST_FALSE_ALARM = 1.0
+TDT_PRIOR_SEGMENT = 0.3
+
+#: Hyper-parameter grids searched on development data by ``fit_hyperparameters``.
+GRID_N_BINS = (4, 6, 8, 12, 16)
+GRID_STATE_BANDWIDTH = (0.05, 0.1, 0.2, 0.4, 0.8)
+GRID_LENGTH_BANDWIDTH = (0.05, 0.1, 0.2, 0.4)
+GRID_LOG_PENALTY = tuple(float(x) for x in range(-8, 9))
+
+#: Coordinate-descent sweeps over the grids above.
+HYPERPARAMETER_SWEEPS = 2
+
+#: Documents are split into this many folds when features of training documents
+#: are computed from the statistics of the other documents (cross-fitting).
+MAX_CROSS_FIT_FOLDS = 5

