@@ -12,7 +12,7 @@ FORMATS = ("srt", "vtt", "txt", "json")
 
 
 def _clock(seconds: float, sep: str) -> str:
-    ms = max(0, int(round(seconds * 1000)))
+    ms = max(0, round(seconds * 1000))
     h, rem = divmod(ms, 3_600_000)
     m, rem = divmod(rem, 60_000)
     s, ms = divmod(rem, 1000)

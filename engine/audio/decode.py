@@ -74,7 +74,7 @@ def _open(path: Path) -> av.container.InputContainer:
         raise AudioError(path, "file not found (missing or removed)") from None
     except av.error.PermissionError:
         raise AudioError(path, "permission denied") from None
-    except av.error.InvalidDataError:
+    except (av.error.InvalidDataError, av.error.EOFError):
         raise AudioError(path, "not a recognised audio or video file") from None
     except av.error.FFmpegError as exc:
         raise AudioError(path, f"cannot open: {_ffmpeg_reason(exc)}") from None
@@ -195,7 +195,7 @@ def iter_pcm_blocks(
         raise ParameterError(f"sr and block_seconds must be positive, got sr={sr}, block_seconds={block_seconds}")
     p = Path(path).absolute()
     _check_file(p)
-    block_len = max(1, int(round(sr * block_seconds)))
+    block_len = max(1, round(sr * block_seconds))
     pending: list[np.ndarray] = []
     pending_len = 0
     produced = 0

@@ -114,11 +114,11 @@ class Store:
         self.conn.execute(
             "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
         )
-        done = {r[0] for r in self.conn.execute("SELECT name FROM migrations")}
         for name, apply in MIGRATIONS:
-            if name in done:
-                continue
+            # Check inside the write lock: another process may be migrating the same file.
             with self.atomic() as db:
+                if self.conn.execute("SELECT 1 FROM migrations WHERE name = ?", [name]).fetchone():
+                    continue
                 apply(db)
                 db.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", [name, time.time()])
 

@@ -74,3 +74,7 @@ HYPERPARAMETER_SWEEPS = 2
 #: Documents are split into this many folds when features of training documents
 #: are computed from the statistics of the other documents (cross-fitting).
 MAX_CROSS_FIT_FOLDS = 5
+
+#: exp(log_next) + exp(log_restart) must equal 1 for every state within this tolerance,
+#: and so must the initial distribution's sum.
+STOCHASTIC_TOLERANCE = 1e-6

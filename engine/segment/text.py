@@ -1,0 +1,271 @@
+"""Word sequences for the segmenter: normalisation and the corpus formats it reads.
+
+Words are what a recognizer emits: lower case, no punctuation. Caption markup that
+gives the answer away (``>>>`` story change, ``>>`` speaker change and the speaker
+label after it, such as ``>>Reporter:``) is removed before anything else.
+
+Formats
+-------
+* NewsScape ``.txt3``: caption rows ``START|END|CC1|TEXT`` and markers
+  ``START|END|SEG_00|Type=Story start`` / ``Type=Commercial``. Every marker opens a
+  segment; a commercial block counts as one segment (it is not a story, but a
+  story ends where it begins).
+* Plain text: stories separated by blank lines.
+* Lee corpus: one article per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import ParameterError
+
+_SPEAKER_LABEL = re.compile(r">>>?\s*(?:[A-Z][a-z]*\.?\s){0,2}[A-Z][a-z]+:")
+_STRAY_LABEL = re.compile(r"\b[A-Z][a-z]+:")
+_CHEVRONS = re.compile(r">{2,}")
+_NOT_WORD = re.compile(r"[^a-z0-9']+")
+_SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
+
+
+@dataclass
+class Transcript:
+    """One recording's words, optional times and (for training data) its segments.
+
+    Attributes
+    ----------
+    words : list of str, length n
+        Normalised words.
+    story_starts : ndarray of int64, shape (k,)
+        Word index at which each segment starts, sorted, ``story_starts[0] == 0``;
+        empty when the truth is unknown.
+    starts, ends : ndarray of float64, shape (n,), or None
+        Word start and end times in seconds from the start of the recording.
+    sentence_starts : ndarray of int64
+        Word indices at which a sentence starts, from the source punctuation (only
+        the peer segmenters of the benchmark use it; the HMM never does).
+    name : str
+        Where the transcript came from.
+    """
+
+    words: list[str]
+    story_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    starts: np.ndarray | None = None
+    ends: np.ndarray | None = None
+    sentence_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    name: str = ""
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def story_lengths(self) -> np.ndarray:
+        """Length in words of every segment, shape (k,)."""
+        edges = np.append(self.story_starts, len(self.words))
+        return np.diff(edges)
+
+    def slice(self, begin: int, end: int) -> Transcript:
+        """The words ``[begin, end)`` with the segments that start inside them."""
+        keep = (self.story_starts > begin) & (self.story_starts < end)
+        starts = np.concatenate([[0], self.story_starts[keep] - begin]).astype(np.int64)
+        sent = self.sentence_starts[(self.sentence_starts >= begin) & (self.sentence_starts < end)] - begin
+        return Transcript(
+            words=self.words[begin:end],
+            story_starts=starts,
+            starts=None if self.starts is None else self.starts[begin:end],
+            ends=None if self.ends is None else self.ends[begin:end],
+            sentence_starts=sent.astype(np.int64),
+            name=f"{self.name}[{begin}:{end}]",
+        )
+
+
+def strip_markup(text: str) -> str:
+    """Remove caption markup that leaks story and speaker changes."""
+    text = _SPEAKER_LABEL.sub(" ", text)
+    text = _CHEVRONS.sub(" ", text)
+    return _STRAY_LABEL.sub(" ", text)
+
+
+def normalize_words(text: str) -> list[str]:
+    """Lower-case words without punctuation, markup removed, as a recognizer emits them."""
+    cleaned = _NOT_WORD.sub(" ", strip_markup(text).lower())
+    return [w for w in (tok.strip("'") for tok in cleaned.split()) if w]
+
+
+def _sentences(text: str) -> list[list[str]]:
+    """Normalised words of ``text`` grouped by its sentence punctuation."""
+    pieces = _SENTENCE_END.split(strip_markup(text))
+    return [w for w in (normalize_words(p) for p in pieces) if w]
+
+
+def from_stories(stories: Sequence[str], *, name: str = "") -> Transcript:
+    """A transcript made of whole stories (raw text each), boundaries exactly known."""
+    words: list[str] = []
+    story_starts: list[int] = []
+    sentence_starts: list[int] = []
+    for story in stories:
+        sentences = _sentences(story)
+        if not sentences:
+            continue
+        story_starts.append(len(words))
+        for sentence in sentences:
+            sentence_starts.append(len(words))
+            words.extend(sentence)
+    return Transcript(
+        words=words,
+        story_starts=np.asarray(story_starts, dtype=np.int64),
+        sentence_starts=np.asarray(sentence_starts, dtype=np.int64),
+        name=name,
+    )
+
+
+def _txt3_time(stamp: str) -> float:
+    """Seconds since the epoch of a ``YYYYMMDDhhmmss.mmm`` caption time."""
+    whole, _, frac = stamp.partition(".")
+    moment = datetime.strptime(whole, "%Y%m%d%H%M%S")
+    return moment.timestamp() + (float("0." + frac) if frac else 0.0)
+
+
+def read_txt3(path: str | Path) -> Transcript:
+    """Read a NewsScape caption file; words get times interpolated inside each caption row.
+
+    Raises
+    ------
+    ParameterError
+        If the file cannot be read or holds no caption text.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot read caption file ({exc.strerror})") from exc
+    words: list[str] = []
+    starts: list[float] = []
+    ends: list[float] = []
+    story_starts: list[int] = []
+    sentence_starts: list[int] = []
+    pending_sentence = True
+    for line in lines:
+        parts = line.split("|", 3)
+        if len(parts) < 4 or not parts[0][:1].isdigit():
+            continue
+        try:
+            t0, t1 = _txt3_time(parts[0]), _txt3_time(parts[1])
+        except ValueError:
+            continue
+        if parts[2].startswith("SEG"):
+            if "Story start" in parts[3] or "Commercial" in parts[3]:
+                story_starts.append(len(words))
+            continue
+        if not parts[2].startswith("CC"):
+            continue
+        row_words: list[str] = []
+        for piece in re.split(r"(?<=[.?!])\s", strip_markup(parts[3])):
+            piece_words = normalize_words(piece)
+            if not piece_words:
+                continue
+            if pending_sentence:
+                sentence_starts.append(len(words) + len(row_words))
+            pending_sentence = bool(re.search(r"[.?!]\s*$", piece))
+            row_words.extend(piece_words)
+        span = max(t1 - t0, 0.0)
+        n = len(row_words)
+        for i, word in enumerate(row_words):
+            words.append(word)
+            starts.append(t0 + span * i / n)
+            ends.append(t0 + span * (i + 1) / n)
+    if not words:
+        raise ParameterError(f"{path}: no caption text found (expected rows like START|END|CC1|TEXT)")
+    origin = starts[0]
+    marks = np.unique(np.asarray([s for s in story_starts if s < len(words)], dtype=np.int64))
+    if marks.size and marks[0] != 0:
+        marks = np.concatenate([[0], marks])
+    return Transcript(
+        words=words,
+        story_starts=marks,
+        starts=np.asarray(starts) - origin,
+        ends=np.asarray(ends) - origin,
+        sentence_starts=np.asarray(sentence_starts, dtype=np.int64),
+        name=path.name,
+    )
+
+
+def read_story_text(path: str | Path) -> Transcript:
+    """Read a plain-text file whose stories are separated by blank lines."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot read text file ({exc.strerror})") from exc
+    stories = [s for s in re.split(r"\n\s*\n", text) if s.strip()]
+    transcript = from_stories(stories, name=path.name)
+    if not transcript.words:
+        raise ParameterError(f"{path}: no words found")
+    return transcript
+
+
+def read_transcript(path: str | Path) -> Transcript:
+    """A ``.txt3`` caption file or a plain-text file, by suffix."""
+    path = Path(path)
+    if not path.is_file():
+        raise ParameterError(f"{path}: no such file")
+    return read_txt3(path) if path.suffix.lower() == ".txt3" else read_story_text(path)
+
+
+def read_corpus(directory: str | Path) -> list[Transcript]:
+    """Every ``.txt3`` file in ``directory`` (or, if none, every ``.txt`` file), sorted by name."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ParameterError(f"{directory}: not a folder")
+    files = sorted(directory.glob("*.txt3")) or sorted(directory.glob("*.txt"))
+    if not files:
+        raise ParameterError(f"{directory}: no .txt3 or .txt transcripts found")
+    return [read_transcript(f) for f in files]
+
+
+def read_lee_articles(path: str | Path) -> list[str]:
+    """The articles of a Lee corpus file, one per line (Latin-1 tolerated)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot read Lee corpus file ({exc.strerror})") from exc
+    text = raw.decode("utf-8", errors="replace") if raw.isascii() else raw.decode("latin-1")
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def choi_documents(
+    articles: Sequence[str], *, n_documents: int, articles_per_document: int, rng: np.random.Generator
+) -> list[Transcript]:
+    """Choi-style test documents: each concatenates distinct articles drawn at random.
+
+    Parameters
+    ----------
+    articles : sequence of str
+        Raw article texts.
+    n_documents, articles_per_document : int
+        How many documents, and how many articles each concatenates.
+    rng : numpy.random.Generator
+        Source of the random draws (fixed seed for a reproducible test set).
+    """
+    if articles_per_document > len(articles) or articles_per_document < 1 or n_documents < 1:
+        raise ParameterError(
+            f"cannot draw {n_documents} documents of {articles_per_document} articles from {len(articles)} articles"
+        )
+    docs = []
+    for i in range(n_documents):
+        picks = rng.choice(len(articles), size=articles_per_document, replace=False)
+        docs.append(from_stories([articles[j] for j in picks], name=f"choi-{i}"))
+    return docs
+
+
+def concatenate_articles(articles: Sequence[str], *, per_document: int, name: str = "lee") -> list[Transcript]:
+    """Training documents: articles in the given order, ``per_document`` to a document, each used once."""
+    return [
+        from_stories(articles[i : i + per_document], name=f"{name}-{i // per_document}")
+        for i in range(0, len(articles), per_document)
+    ]

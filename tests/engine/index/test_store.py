@@ -1,0 +1,157 @@
+"""The index file: migrations, WAL, atomic replace, FTS kept in sync, crash marks."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.errors import NotFoundError, StorageError
+from engine.index.schema import MIGRATIONS
+from engine.index.store import NewRecording, Store, WordRow, fts_query
+
+
+def _recording(path: str, text: str, *, h: str = "h1") -> NewRecording:
+    words = [WordRow(i * 0.5, i * 0.5 + 0.4, 0.9, t) for i, t in enumerate(text.split())]
+    half = len(words) // 2
+    return NewRecording(path, Path(path).name, h, 100, len(words) * 0.5, 16000, 1, "pcm_s16le", "wav",
+                        "vosk", "m", "en", words, [(0, half - 1), (half, len(words) - 1)])
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "lib.sqlite")
+
+
+def test_new_index_is_migrated_and_in_wal_mode(store: Store) -> None:
+    assert store.schema_version() == len(MIGRATIONS)
+    assert store.journal_mode() == "wal"
+    names = [r[0] for r in store.conn.execute("SELECT name FROM migrations ORDER BY name")]
+    assert names == [m[0] for m in MIGRATIONS]
+
+
+def test_reopening_applies_no_migration_twice(tmp_path: Path) -> None:
+    Store(tmp_path / "a.sqlite").close()
+    s = Store(tmp_path / "a.sqlite")
+    assert s.schema_version() == len(MIGRATIONS)
+
+
+def test_save_and_read_back(store: Store) -> None:
+    rid = store.save_recording(_recording("/r/a.wav", "the mayor opened the new bridge over the river today"))
+    rec = store.recording(rid)
+    assert rec["word_count"] == 10 and rec["status"] == "done"
+    words = store.words(rid)
+    assert [w["text"] for w in words][:3] == ["the", "mayor", "opened"]
+    assert [s["text"] for s in store.segments(rid)] == ["the mayor opened the new", "bridge over the river today"]
+    assert store.recording("a.wav")["id"] == rid
+    assert store.recording("/r/a.wav")["id"] == rid
+
+
+def test_search_finds_segments_and_tolerates_fts_syntax(store: Store) -> None:
+    store.save_recording(_recording("/r/a.wav", "the mayor opened the new bridge over the river today"))
+    store.save_recording(_recording("/r/b.wav", "storms closed the bridge and the harbour this morning", h="h2"))
+    hits = store.search_segments("bridge")
+    assert {h["name"] for h in hits} == {"a.wav", "b.wav"}
+    assert store.search_segments("mayor")[0]["start"] == 0.0
+    assert [h["name"] for h in store.search_segments('bridge river "')] == ["a.wav"]
+    assert store.search_segments('"" AND OR NEAR(') == []
+    assert fts_query('say "hi" now') == '"say" "hi" "now"'
+
+
+def test_saving_the_same_path_replaces_everything(store: Store) -> None:
+    store.save_recording(_recording("/r/a.wav", "old words about the weather"))
+    rid = store.save_recording(_recording("/r/a.wav", "new words about the election", h="h2"))
+    assert store.counts()["recordings"] == 1
+    assert store.recording(rid)["content_hash"] == "h2"
+    assert store.search_segments("weather") == []
+    assert len(store.search_segments("election")) == 1
+    fts_rows = store.conn.execute("SELECT count(*) FROM segments_fts").fetchone()[0]
+    assert fts_rows == store.counts()["segments"]
+
+
+def test_a_failed_write_leaves_the_old_transcript(store: Store) -> None:
+    store.save_recording(_recording("/r/a.wav", "old words about the weather"))
+    bad = _recording("/r/a.wav", "new words here", h="h2")
+    bad = NewRecording(**{**bad.__dict__, "segments": [(0, 99)]})  # segment past the last word
+    with pytest.raises(IndexError):
+        store.save_recording(bad)
+    assert store.recording("/r/a.wav")["content_hash"] == "h1"
+    assert len(store.search_segments("weather")) == 1
+    assert store.counts()["words"] == 5
+
+
+def test_remove_cascades(store: Store) -> None:
+    rid = store.save_recording(_recording("/r/a.wav", "one two three four"))
+    store.conn.execute("INSERT INTO events (recording_id, type, start, end) VALUES (?, 'applause', 1, 2)", [rid])
+    store.remove_recording(rid)
+    assert store.counts() == dict.fromkeys(store.counts(), 0)
+    assert store.conn.execute("SELECT count(*) FROM segments_fts").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [("99", "99: no such recording in the index"), ("nothing.wav", "nothing.wav: no such recording")],
+)
+def test_unknown_recording(store: Store, ref: str, message: str) -> None:
+    with pytest.raises(NotFoundError, match=message):
+        store.recording(ref)
+
+
+def test_ambiguous_name_prefix(store: Store) -> None:
+    store.save_recording(_recording("/r/news1.wav", "a b c d"))
+    store.save_recording(_recording("/r/news2.wav", "a b c d", h="h2"))
+    with pytest.raises(NotFoundError, match="matches several recordings"):
+        store.recording("news")
+
+
+def test_jobs_of_a_dead_process_are_marked_interrupted(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite"
+    code = (
+        "import os, sys; sys.path.insert(0, %r);"
+        "from engine.index.store import Store; s = Store(%r); s.start_job('ingest', '/r/long.wav'); os._exit(0)"
+    ) % (str(Path(__file__).resolve().parents[3]), str(db))
+    subprocess.run([sys.executable, "-c", code], check=True)
+    store = Store(db)
+    own = store.start_job("ingest", "/r/mine.wav")  # this process is alive: left alone
+    stale = store.mark_interrupted_jobs()
+    assert [j["path"] for j in stale] == ["/r/long.wav"]
+    statuses = {j["path"]: j["status"] for j in store.jobs()}
+    assert statuses == {"/r/long.wav": "interrupted", "/r/mine.wav": "running"}
+    assert own > 0
+
+
+def test_a_reader_sees_committed_data_while_a_writer_is_open(tmp_path: Path) -> None:
+    writer = Store(tmp_path / "lib.sqlite")
+    writer.save_recording(_recording("/r/a.wav", "alpha beta gamma delta"))
+    reader = Store(tmp_path / "lib.sqlite")
+    with writer.atomic():
+        writer.conn.execute("DELETE FROM recordings")
+        assert reader.counts()["recordings"] == 1  # WAL: the reader is not blocked
+    assert reader.counts()["recordings"] == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [(b"this is not a database file at all" * 100, "file is not a database")],
+    ids=["not-sqlite"],
+)
+def test_a_file_that_is_not_an_index(tmp_path: Path, content: bytes, reason: str) -> None:
+    bad = tmp_path / "notes.sqlite"
+    bad.write_bytes(content)
+    with pytest.raises(StorageError, match=f"^{bad}: cannot open the index: {reason}"):
+        Store(bad)
+
+
+def test_index_in_an_unwritable_place(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StorageError, match="cannot open the index"):
+        Store(blocker / "sub" / "lib.sqlite")
+
+
+def test_sqlite_has_fts5() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")

