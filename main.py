@@ -1,23 +1,28 @@
-"""Earshot: with arguments, run a command; without, open the desktop app."""
+"""Earshot: with a command, run it; without one, open the desktop app."""
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
+from pathlib import Path
 
 
 def run(argv: list[str]) -> int:
-    if not argv or argv in (["--gui"],):
-        from app.main_window import run_gui
+    from engine.cli.main import UsageError, build_parser, main
 
-        return run_gui([sys.argv[0]])
-    if argv[0] == "--gui":
-        from app.main_window import run_gui
+    if any(a in ("-h", "--help") for a in argv):
+        return main(argv)
+    try:
+        known, _ = build_parser().parse_known_args(argv)
+    except UsageError:
+        return main(argv)  # prints the usage error
+    if known.command is not None:
+        return main(argv)
+    from app.main_window import run_gui
 
-        return run_gui([sys.argv[0], *argv[1:]])
-    from engine.cli import main
-
-    return main(argv)
+    return run_gui([sys.argv[0]], Path(known.db).absolute() if known.db else None)
 
 
 if __name__ == "__main__":
+    multiprocessing.freeze_support()
     sys.exit(run(sys.argv[1:]))

@@ -35,6 +35,7 @@ class _Reporter:
         self.quiet = quiet
         self.live = sys.stderr.isatty() and not quiet
         self._last_print: dict[str, float] = {}
+        self._started: dict[str, float] = {}
         self._progress = None
         self._tasks: dict[str, int] = {}
         if self.live:
@@ -54,6 +55,7 @@ class _Reporter:
             if self._progress is not None:
                 self._tasks[o.path] = self._progress.add_task(name, total=max(o.duration, 1e-6))
             elif not self.quiet:
+                self._started[o.path] = time.monotonic()
                 print(f"  started  {o.path} ({o.duration:.1f} s)", file=sys.stderr, flush=True)
             return
         if o.state is JobState.QUEUED:
@@ -75,10 +77,13 @@ class _Reporter:
             self._progress.update(self._tasks[path], completed=done, total=max(total, 1e-6))
         elif not self.quiet and not self.live:
             now = time.monotonic()
-            if now - self._last_print.get(path, 0.0) >= 10.0:
+            if now - self._last_print.get(path, 0.0) >= 10.0 and done > 0:
                 self._last_print[path] = now
                 pct = 100.0 * done / total if total else 0.0
-                print(f"  {pct:5.1f}%   {Path(path).name} ({done:.0f}/{total:.0f} s)", file=sys.stderr, flush=True)
+                elapsed = now - self._started.get(path, now)
+                eta = elapsed * (total - done) / done
+                print(f"  {pct:5.1f}%   {Path(path).name} ({done:.0f} of {total:.0f} s, about {eta:.0f} s left)",
+                      file=sys.stderr, flush=True)
 
     def _print(self, line: str, force: bool = False) -> None:
         if self.quiet and not force:

@@ -31,7 +31,7 @@ class UsageError(EarshotError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(message if self.prog == "earshot" else f"{self.prog.removeprefix('earshot ')}: {message}")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -52,8 +52,6 @@ def run_list(args: argparse.Namespace) -> int:
     for m in mgr.installed():
         mark = "*" if m.name == default.name else " "
         print(f" {mark} {m.name:<36} {m.engine:<13} {m.language:<6} {m.source:<9} {m.path}")
-    if default.engine == "pocketsphinx":
-        print(f" * {default.name:<36} {'pocketsphinx':<13} {default.language:<6} {'embedded':<9} {default.path}")
     print("(* = used by ingest)")
     installed = {m.name for m in mgr.installed()}
     entries = [e for e in mgr.catalogue() if args.all or e.name not in installed]

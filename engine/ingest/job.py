@@ -190,7 +190,7 @@ class IngestJob:
                     elif kind == "failed" and msg[1] in running:
                         running.discard(msg[1])
                         self._finish(store, by_task[msg[1]], JobState.FAILED, msg[2].splitlines()[0])
-                        log.error("%s", msg[2])
+                        log.info("%s", msg[2])
                     elif kind == "fatal":
                         fatal = msg[2] if not fatal or "could not start" in fatal else fatal
                 if pool.alive() == 0:
