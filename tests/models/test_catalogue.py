@@ -1,0 +1,39 @@
+"""The catalogue of official Vosk models."""
+
+from __future__ import annotations
+
+import re
+
+from models import CATALOGUE, RECOMMENDED, find_entry
+
+REQUIRED = (
+    "vosk-model-small-en-us-0.15", "vosk-model-en-us-0.22", "vosk-model-en-us-0.22-lgraph",
+    "vosk-model-small-en-in-0.4", "vosk-model-small-de-0.15", "vosk-model-small-fr-0.22",
+    "vosk-model-small-es-0.42", "vosk-model-small-it-0.22", "vosk-model-small-ru-0.22",
+    "vosk-model-small-cn-0.22", "vosk-model-small-ja-0.22", "vosk-model-small-ko-0.22",
+    "vosk-model-small-pt-0.3", "vosk-model-small-nl-0.22",
+)
+
+
+def test_catalogue_holds_the_common_models_once_each() -> None:
+    names = [entry.name for entry in CATALOGUE]
+    assert len(names) == len(set(names))
+    assert set(REQUIRED) <= set(names)
+    assert find_entry(RECOMMENDED) is not None
+    assert find_entry("vosk-model-nope") is None
+
+
+def test_entries_point_at_the_official_host_with_well_formed_checksums() -> None:
+    for entry in CATALOGUE:
+        assert entry.url == f"https://alphacephei.com/vosk/models/{entry.name}.zip"
+        assert entry.sha256 is None or re.fullmatch(r"[0-9a-f]{64}", entry.sha256), entry.name
+        assert entry.size_bytes is None or abs(entry.size_bytes / 2**20 - entry.size_mb) < 1, entry.name
+        assert entry.kind == ("small" if "-small-" in entry.name else "big"), entry.name
+        assert entry.language and entry.summary
+
+
+def test_checksums_are_distinct_and_recommended_model_is_verified() -> None:
+    hashes = [entry.sha256 for entry in CATALOGUE if entry.sha256]
+    assert len(hashes) == len(set(hashes))
+    recommended = find_entry(RECOMMENDED)
+    assert recommended is not None and recommended.sha256 is not None and recommended.size_bytes == 41_205_931

