@@ -21,6 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("show", help="show a recording's transcript with times and confidences")
     p.add_argument("recording", metavar="REC", help="recording id, path or name")
     p.add_argument("--words", action="store_true", help="one word per line instead of one segment per line")
+    p.add_argument("--events", action="store_true", help="list the hot spots found in the audio")
+    p.add_argument("--stories", action="store_true", help="list the stories the transcript was cut into")
+    p.add_argument("--entities", action="store_true", help="list the named entities mentioned")
     p.set_defaults(func=run_show)
 
     p = subparsers.add_parser("export", help="export a transcript as SRT, VTT, TXT or JSON")
@@ -68,8 +71,14 @@ def run_show(args: argparse.Namespace) -> int:
         rec = store.recording(args.recording)
         words = store.words(rec["id"])
         segments = store.segments(rec["id"])
+        events = store.events(rec["id"]) if args.events else []
+        stories = store.stories(rec["id"]) if args.stories else []
+        entities = store.entities(rec["id"]) if args.entities else []
     print(f"{rec['name']}  ({rec['path']})")
     print(f"duration {_clock(rec['duration'])}, {rec['word_count']} words, {rec['engine']}/{rec['model']}")
+    if args.events or args.stories or args.entities:
+        _show_annotations(args, words, events, stories, entities)
+        return 0
     if args.words:
         for w in words:
             print(f"{_clock(w['start'])}  {_clock(w['end'])}  {w['conf']:.2f}  {w['text']}")
@@ -79,6 +88,26 @@ def run_show(args: argparse.Namespace) -> int:
         mean = sum(confs) / len(confs) if confs else 0.0
         print(f"[{_clock(s['start'])} - {_clock(s['end'])}] ({mean:.2f})  {s['text']}")
     return 0
+
+
+def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[dict], stories: list[dict],
+                      entities: list[dict]) -> None:
+    if args.events:
+        print(f"\n{len(events)} events:")
+        for e in events:
+            score = "" if e["score"] is None else f"  score {e['score']:.2f}"
+            value = "" if e["value"] is None else f"  value {e['value']:.2f}"
+            print(f"  {_clock(e['start'])} - {_clock(e['end'])}  {e['type']:<10}{score}{value}")
+    if args.stories:
+        print(f"\n{len(stories)} stories:")
+        for s in stories:
+            conf = "" if s["confidence"] is None else f" (boundary confidence {s['confidence']:.2f})"
+            opening = " ".join(w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
+            print(f"  {s['idx'] + 1:>3}. {_clock(s['start'])} - {_clock(s['end'])}{conf}  {opening} …")
+    if args.entities:
+        print(f"\n{len(entities)} entity mentions:")
+        for e in entities:
+            print(f"  {_clock(e['start'])}  {e['type']:<13} {e['text']}")
 
 
 def run_export(args: argparse.Namespace) -> int:

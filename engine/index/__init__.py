@@ -1,5 +1,5 @@
 """The SQLite library index."""
 
-from engine.index.store import NewRecording, Store, WordRow
+from engine.index.store import EntityRow, EventRow, NewRecording, Store, StoryRow, WordRow
 
-__all__ = ["NewRecording", "Store", "WordRow"]
+__all__ = ["EntityRow", "EventRow", "NewRecording", "Store", "StoryRow", "WordRow"]

@@ -36,6 +36,37 @@ class WordRow:
 
 
 @dataclass(frozen=True)
+class EventRow:
+    """A hot spot found in the audio: type, start and end in seconds, score, value."""
+
+    type: str
+    start: float
+    end: float
+    score: float | None = None
+    value: float | None = None
+
+
+@dataclass(frozen=True)
+class StoryRow:
+    """A story: its first and last word (inclusive) and the boundary's posterior."""
+
+    first_word: int
+    last_word: int
+    confidence: float | None = None
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """A named-entity mention over words ``first_word..last_word`` (inclusive)."""
+
+    type: str
+    text: str
+    first_word: int
+    last_word: int
+    score: float | None = None
+
+
+@dataclass(frozen=True)
 class NewRecording:
     """Everything one finished ingest writes about a recording."""
 
@@ -55,6 +86,11 @@ class NewRecording:
     #: Transcript segments as (first word index, last word index inclusive).
     segments: Sequence[tuple[int, int]]
     ingest_seconds: float = 0.0
+    #: Untranscribed non-silent audio before each word, seconds; shape (len(words),).
+    x_duration: Sequence[float] | None = None
+    events: Sequence[EventRow] = ()
+    stories: Sequence[StoryRow] = ()
+    entities: Sequence[EntityRow] = ()
 
 
 class Store:
@@ -222,10 +258,17 @@ class Store:
                 ],
             )
             rec_id = int(cur.lastrowid or 0)
+            xd = rec.x_duration if rec.x_duration is not None else [None] * len(rec.words)
+            if len(xd) != len(rec.words):
+                raise StorageError(f"{rec.path}: {len(xd)} X-duration values for {len(rec.words)} words")
             self.conn.executemany(
-                "INSERT INTO words (recording_id, idx, start, end, conf, text) VALUES (?, ?, ?, ?, ?, ?)",
-                ((rec_id, i, w.start, w.end, w.conf, w.text) for i, w in enumerate(rec.words)),
+                "INSERT INTO words (recording_id, idx, start, end, conf, text, x_duration) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                ((rec_id, i, w.start, w.end, w.conf, w.text, None if x is None else float(x))
+                 for i, (w, x) in enumerate(zip(rec.words, xd, strict=True))),
             )
+            self._insert_events(rec_id, rec.events)
+            self._insert_stories(rec_id, rec.words, rec.stories)
+            self._insert_entities(rec_id, rec.words, rec.entities)
             self.conn.executemany(
                 "INSERT INTO segments (recording_id, idx, first_word, last_word, start, end, text)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -236,6 +279,52 @@ class Store:
                 ),
             )
         return rec_id
+
+    def _insert_events(self, rec_id: int, events: Sequence[EventRow]) -> None:
+        self.conn.executemany(
+            "INSERT INTO events (recording_id, type, start, end, score, value) VALUES (?, ?, ?, ?, ?, ?)",
+            ((rec_id, e.type, e.start, e.end, e.score, e.value) for e in events),
+        )
+
+    def _insert_stories(self, rec_id: int, words: Sequence[WordRow], stories: Sequence[StoryRow]) -> None:
+        self.conn.executemany(
+            "INSERT INTO stories (recording_id, idx, first_word, last_word, start, end, confidence)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ((rec_id, k, s.first_word, s.last_word, words[s.first_word].start, words[s.last_word].end, s.confidence)
+             for k, s in enumerate(stories)),
+        )
+
+    def _insert_entities(self, rec_id: int, words: Sequence[WordRow], entities: Sequence[EntityRow]) -> None:
+        self.conn.executemany(
+            "INSERT INTO entities (recording_id, type, text, first_word, last_word, start, end, score)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ((rec_id, e.type, e.text, e.first_word, e.last_word, words[e.first_word].start, words[e.last_word].end,
+              e.score) for e in entities),
+        )
+
+    def replace_stories(self, rec_id: int, stories: Sequence[StoryRow]) -> None:
+        """Swap a recording's stories (e.g. after re-running segmentation); caller holds atomic()."""
+        words = [WordRow(w["start"], w["end"], w["conf"], w["text"]) for w in self.words(rec_id)]
+        self.conn.execute("DELETE FROM stories WHERE recording_id = ?", [rec_id])
+        self._insert_stories(rec_id, words, stories)
+
+    def events(self, rec_id: int, *, types: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT type, start, end, score, value FROM events WHERE recording_id = ?"
+        params: list[Any] = [rec_id]
+        if types:
+            sql += f" AND type IN ({', '.join('?' * len(types))})"
+            params += list(types)
+        return [dict(r) for r in self.db.query(sql + " ORDER BY start, type", params)]
+
+    def stories(self, rec_id: int) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.query(
+            "SELECT idx, first_word, last_word, start, end, confidence FROM stories WHERE recording_id = ? ORDER BY idx",
+            [rec_id])]
+
+    def entities(self, rec_id: int) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.query(
+            "SELECT type, text, first_word, last_word, start, end, score FROM entities WHERE recording_id = ?"
+            " ORDER BY first_word", [rec_id])]
 
     def remove_recording(self, ref: str | int) -> dict[str, Any]:
         rec = self.recording(ref)
@@ -251,7 +340,7 @@ class Store:
         return [
             dict(r)
             for r in self.db.query(
-                "SELECT idx, start, end, conf, text FROM words WHERE recording_id = ? ORDER BY idx", [rec_id]
+                "SELECT idx, start, end, conf, text, x_duration FROM words WHERE recording_id = ? ORDER BY idx", [rec_id]
             )
         ]
 

@@ -155,3 +155,33 @@ def test_index_in_an_unwritable_place(tmp_path: Path) -> None:
 def test_sqlite_has_fts5() -> None:
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+
+
+def test_events_stories_entities_and_x_duration_round_trip(store: Store) -> None:
+    from engine.index.store import EntityRow, EventRow, StoryRow
+
+    base = _recording("/r/a.wav", "president obama spoke in chicago then the weather turned cold")
+    rec = NewRecording(
+        **{**base.__dict__,
+           "x_duration": [0.0] * 5 + [2.5] + [0.0] * 4,
+           "events": [EventRow("music", 2.4, 2.9, 0.8), EventRow("applause", 1.0, 2.0, 0.9, 3.0)],
+           "stories": [StoryRow(0, 4, None), StoryRow(5, 9, 0.93)],
+           "entities": [EntityRow("PERSON", "obama", 1, 1, 0.9), EntityRow("LOCATION", "chicago", 4, 4)]},
+    )
+    rid = store.save_recording(rec)
+    assert [e["type"] for e in store.events(rid)] == ["applause", "music"]
+    assert store.events(rid, types=["music"])[0]["start"] == 2.4
+    assert [(s["first_word"], s["start"], s["end"]) for s in store.stories(rid)] == [(0, 0.0, 2.4), (5, 2.5, 4.9)]
+    assert store.stories(rid)[1]["confidence"] == 0.93
+    assert [(e["type"], e["start"]) for e in store.entities(rid)] == [("PERSON", 0.5), ("LOCATION", 2.0)]
+    assert [w["x_duration"] for w in store.words(rid)][5] == 2.5
+    with store.atomic():
+        store.replace_stories(rid, [StoryRow(0, 9, 1.0)])
+    assert len(store.stories(rid)) == 1
+
+
+def test_x_duration_must_match_the_words(store: Store) -> None:
+    base = _recording("/r/a.wav", "one two three")
+    with pytest.raises(StorageError, match=r"/r/a.wav: 2 X-duration values for 3 words"):
+        store.save_recording(NewRecording(**{**base.__dict__, "x_duration": [0.0, 0.0]}))
+    assert store.counts()["recordings"] == 0
