@@ -29,3 +29,8 @@ AUDIO_EXTENSIONS = frozenset(
         ".mp4", ".m4v", ".mkv", ".webm", ".mov", ".wma", ".aif", ".aiff",
     }
 )
+
+#: Audio after which Vosk's recogniser is renewed at the next utterance end, in
+#: seconds. Kaldi's online feature state grows with the stream; renewing keeps
+#: a worker's memory flat for multi-hour recordings.
+VOSK_RENEW_SECONDS = 120.0

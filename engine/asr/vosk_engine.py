@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import config
 from engine.asr.base import ModelSpec, Word
 from engine.errors import ModelError
 
@@ -33,21 +34,36 @@ class VoskTranscriber:
         self.language = spec.language
 
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
-        rec = self._vosk.KaldiRecognizer(self._model, float(sr))
-        rec.SetWords(True)
+        """Recognise a stream; the recogniser is renewed at an utterance end every
+        ``config.VOSK_RENEW_SECONDS`` of audio, because Kaldi's online feature
+        pipeline keeps growing with the stream and memory must stay flat."""
+        rec = self._new_recognizer(sr)
+        offset = 0.0  # seconds of audio fed to earlier recognisers
+        fed = 0  # samples fed to the current one
         for block in blocks:
+            fed += block.size
             if rec.AcceptWaveform(np.ascontiguousarray(block, dtype=np.int16).tobytes()):
-                words = _parse(rec.Result())
+                words = _parse(rec.Result(), offset)
                 if words:
                     yield words
-        words = _parse(rec.FinalResult())
+                if fed >= config.VOSK_RENEW_SECONDS * sr:
+                    rec = self._new_recognizer(sr)
+                    offset += fed / sr
+                    fed = 0
+        words = _parse(rec.FinalResult(), offset)
         if words:
             yield words
 
+    def _new_recognizer(self, sr: int):  # type: ignore[no-untyped-def]
+        rec = self._vosk.KaldiRecognizer(self._model, float(sr))
+        rec.SetWords(True)
+        return rec
 
-def _parse(result_json: str) -> list[Word]:
+
+def _parse(result_json: str, offset: float) -> list[Word]:
     result = json.loads(result_json)
     return [
-        Word(start=float(w["start"]), end=float(w["end"]), conf=float(w.get("conf", 1.0)), text=str(w["word"]))
+        Word(start=offset + float(w["start"]), end=offset + float(w["end"]), conf=float(w.get("conf", 1.0)),
+             text=str(w["word"]))
         for w in result.get("result", ())
     ]
