@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "engine.cli.ingest_cmd",
     "engine.cli.library_cmd",
     "engine.cli.models_cmd",
+    "engine.cli.rasch_cmd",
 )
 
 

@@ -47,17 +47,23 @@ def _jmle_sweep(x, row_score, col_score, row_state, col_state, theta, b, max_ste
             any_free_col = True
             break
 
+    # exp(b - theta) = exp(b) * exp(-theta): one exp per row and column, none per response.
+    exp_b = np.empty(n_cols)
+    for c in range(n_cols):
+        exp_b[c] = math.exp(b[c])
+
     if any_free_row:
         for r in range(n_rows):
             if row_state[r] != FREE:
                 continue
             t = theta[r]
+            exp_minus_t = math.exp(-t)
             expected = 0.0
             information = 0.0
             for c in range(n_cols):
                 if x[r, c] < 0 or col_state[c] == OFF:
                     continue
-                p = 1.0 / (1.0 + math.exp(b[c] - t))
+                p = 1.0 / (1.0 + exp_b[c] * exp_minus_t)
                 expected += p
                 information += p * (1.0 - p)
             residual = row_score[r] - expected
@@ -80,11 +86,11 @@ def _jmle_sweep(x, row_score, col_score, row_state, col_state, theta, b, max_ste
         for r in range(n_rows):
             if row_state[r] == OFF:
                 continue
-            t = theta[r]
+            exp_minus_t = math.exp(-theta[r])
             for c in range(n_cols):
                 if x[r, c] < 0:
                     continue
-                p = 1.0 / (1.0 + math.exp(b[c] - t))
+                p = 1.0 / (1.0 + exp_b[c] * exp_minus_t)
                 expected_c[c] += p
                 information_c[c] += p * (1.0 - p)
         for c in range(n_cols):
@@ -127,22 +133,25 @@ def _fit_sums(x, row_state, col_state, theta, b, w_floor_squared):  # pragma: no
     row_sums = np.zeros((n_rows, N_SUMS))
     col_sums = np.zeros((n_cols, N_SUMS))
     w_floor = math.sqrt(w_floor_squared)
+    exp_b = np.empty(n_cols)
+    for c in range(n_cols):
+        exp_b[c] = math.exp(b[c])
     for r in range(n_rows):
         if row_state[r] == OFF:
             continue
-        t = theta[r]
+        exp_minus_t = math.exp(-theta[r])
         for c in range(n_cols):
             v = x[r, c]
             if v < 0 or col_state[c] == OFF:
                 continue
-            d = t - b[c]
-            p = 1.0 / (1.0 + math.exp(-d))
+            odds_wrong = exp_b[c] * exp_minus_t  # exp(b - theta) = (1-P)/P
+            p = 1.0 / (1.0 + odds_wrong)
             w = p * (1.0 - p)
             if v == 1:
-                z2 = math.exp(-d)  # (1-P)/P, exact even where P is near 1
+                z2 = odds_wrong  # (1-P)/P, exact even where P is near 1
                 resid = 1.0 - p
             else:
-                z2 = math.exp(d)  # P/(1-P)
+                z2 = 1.0 / odds_wrong  # P/(1-P)
                 resid = -p
             kurt = w * (1.0 - 3.0 * w)
             wd = w if w * w >= w_floor_squared else w_floor

@@ -12,7 +12,7 @@ CONVERGENCE_LOGITS = 1e-6
 
 #: ... and no system's or question's observed score is further than this from
 #: its expected score, in score points (Winsteps calls these LCONV and RCONV;
-#: its defaults, 0.001 logits and 0.1 points, stop short of full convergence).
+#: its defaults stop short of full convergence).
 CONVERGENCE_SCORE = 0.01
 
 #: Sweeps before estimation gives up and reports ``converged=False``.
@@ -22,9 +22,14 @@ MAX_ITERATIONS = 500
 #: sweeps from overshooting when the start is far off.
 MAX_NEWTON_STEP = 1.0
 
-#: Any measure beyond this many logits means the estimates run off to infinity
-#: (a perfect Guttman pattern, or data split into unconnected subsets).
+#: Any measure beyond this many logits means the estimates run off to infinity;
+#: also the largest anchor accepted.
 DIVERGENCE_LOGITS = 40.0
+
+#: Without convergence after this many sweeps, check whether finite estimates
+#: exist at all (a strongly connected right/wrong graph, Fischer 1981) before
+#: going on. Well-posed data converge in far fewer sweeps.
+EXISTENCE_CHECK_SWEEP = 100
 
 #: Extreme scores (all right or all wrong) are measured as if this many score
 #: points had gone the other way (Winsteps' EXTRSC default).

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.rasch import _kernels as K
+from engine.rasch import _kernels as kernels
 from engine.rasch import config
 from engine.rasch.matrix import ResponseMatrix
 
@@ -79,7 +79,7 @@ def fit_statistics(
     b = _vector(difficulties, m, "difficulties")
     rows = _mask(systems_used, n, "systems_used")
     cols = _mask(questions_used, m, "questions_used")
-    row_sums, col_sums = K._fit_sums(
+    row_sums, col_sums = kernels._fit_sums(
         np.ascontiguousarray(x), rows.astype(np.int8), cols.astype(np.int8), theta, b,
         config.OUTFIT_VARIANCE_FLOOR_SQUARED,
     )
@@ -94,16 +94,16 @@ def fit_columns(sums: np.ndarray, *, sign: float) -> FitColumns:
     ``sign`` is +1 for abilities (more right answers -> higher measure) and -1
     for difficulties.
     """
-    count = sums[:, K.SUM_COUNT]
+    count = sums[:, kernels.SUM_COUNT]
     with np.errstate(divide="ignore", invalid="ignore"):
         used = count > 0
-        information = sums[:, K.SUM_W]
+        information = sums[:, kernels.SUM_W]
         se = np.where(used, 1.0 / np.sqrt(information), np.nan)
-        displacement = np.where(used, sign * sums[:, K.SUM_RESID] / information, np.nan)
-        outfit = np.where(used, sums[:, K.SUM_Z2] / count, np.nan)
-        infit = np.where(used, sums[:, K.SUM_RESID2] / information, np.nan)
-        q_out = np.sqrt(np.maximum(sums[:, K.SUM_OUTFIT_VAR] / count**2 - 1.0 / count, 0.0))
-        q_in = np.sqrt(np.maximum(sums[:, K.SUM_INFIT_VAR], 0.0)) / information
+        displacement = np.where(used, sign * sums[:, kernels.SUM_RESID] / information, np.nan)
+        outfit = np.where(used, sums[:, kernels.SUM_Z2] / count, np.nan)
+        infit = np.where(used, sums[:, kernels.SUM_RESID2] / information, np.nan)
+        q_out = np.sqrt(np.maximum(sums[:, kernels.SUM_OUTFIT_VAR] / count**2 - 1.0 / count, 0.0))
+        q_in = np.sqrt(np.maximum(sums[:, kernels.SUM_INFIT_VAR], 0.0)) / information
     return FitColumns(
         count=count.astype(np.int64),
         se=se,

@@ -79,7 +79,7 @@ class ResponseMatrix:
         ok = missing | (a == 0) | (a == 1)
         if not ok.all():
             i, j = np.argwhere(~ok)[0]
-            raise ParameterError(f"value {a[i, j]!r} at row {i}, column {j} is not 0, 1 or missing")
+            raise ParameterError(f"value {float(a[i, j])!r} at row {i}, column {j} is not 0, 1 or missing")
         codes = np.where(missing, MISSING, a).astype(np.int8)
         n, m = codes.shape
         sys_ids = tuple(systems) if systems is not None else tuple(f"S{i + 1}" for i in range(n))
