@@ -8,7 +8,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 APT_PACKAGES=(
-  python3-venv espeak-ng sox libsox-fmt-all ffmpeg xvfb xauth pocketsphinx-testdata
+  python3-venv espeak-ng sox libsox-fmt-all ffmpeg xvfb xauth pocketsphinx-testdata sctk
   libegl1 libgl1 libglib2.0-0 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-image0
   libxcb-render-util0 libxcb-randr0 libxcb-xkb1 libpulse0

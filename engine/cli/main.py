@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "engine.cli.library_cmd",
     "engine.cli.models_cmd",
     "engine.cli.rasch_cmd",
+    "engine.cli.entities_cmd",
 )
 
 

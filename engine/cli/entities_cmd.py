@@ -1,0 +1,196 @@
+"""``earshot entities``: score tagged recognizer output, tag text, train a tagger.
+
+    entities score --ref REF --hyp HYP [--align phonetic|sclite] [--tolerance N] [--muc]
+    entities tag FILE [--model NAME] [--json]
+    entities train CONLL_DIR --out NAME [--epochs N]
+
+REF is marked-up text, STM or trn (``<ENAMEX TYPE="PERSON">`` or ``<P>`` mark-up);
+HYP the same, a CTM (tags on words or none: then the tagger tags it) or a recording
+in the index.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from engine.errors import NotFoundError
+
+log = logging.getLogger("earshot.entities")
+
+
+def register(subparsers) -> None:
+    from engine.entities import config
+    from engine.entities.align import MODES
+    from engine.entities.mapping import MAPPINGS
+    from engine.entities.readers import FORMATS
+
+    parser = subparsers.add_parser("entities", help="named entities: score against a reference, tag, train")
+    parser.set_defaults(func=lambda args: _help(parser))
+    sub = parser.add_subparsers(dest="entities_command", metavar="SUBCOMMAND", parser_class=type(parser))
+
+    score = sub.add_parser("score", help="score tagged recognizer output against a marked-up reference")
+    score.add_argument("--ref", required=True, metavar="REF", help="reference: marked-up text, .stm or .trn")
+    score.add_argument("--hyp", required=True, metavar="HYP",
+                       help="hypothesis: marked-up text, .ctm, .trn, or a recording in the index")
+    score.add_argument("--align", choices=MODES, default="phonetic", help="lexeme alignment (default phonetic)")
+    score.add_argument("--tolerance", type=_non_negative, default=config.DEFAULT_TOLERANCE, metavar="N",
+                       help=f"extent tolerance in aligned words (default {config.DEFAULT_TOLERANCE})")
+    score.add_argument("--mapping", choices=MAPPINGS, default="optimal", help="entity mapping (default optimal)")
+    score.add_argument("--muc", action="store_true", help="MUC mode: type and text (extent+content), tolerance 0")
+    score.add_argument("--ref-format", choices=FORMATS, default=None, help="reference format (default: detect)")
+    score.add_argument("--hyp-format", choices=FORMATS, default=None, help="hypothesis format (default: detect)")
+    score.add_argument("--tagger", default=None, metavar="MODEL",
+                       help="tag an untagged hypothesis with this model (default: the shipped tagger)")
+    score.add_argument("--pairs", choices=("all", "errors", "none"), default="all",
+                       help="which entity pairs the aligned view shows (default all)")
+    score.add_argument("--json", action="store_true", help="print the scores as JSON")
+    score.set_defaults(func=_score)
+
+    tag = sub.add_parser("tag", help="tag the words of a text file, print them with ENAMEX mark-up")
+    tag.add_argument("file", metavar="FILE", help="plain text (recognizer output), '-' for standard input")
+    tag.add_argument("--model", default=None, metavar="NAME", help="trained model name or .npz (default: shipped)")
+    tag.add_argument("--json", action="store_true", help="print the entities as JSON")
+    tag.set_defaults(func=_tag)
+
+    train = sub.add_parser("train", help="train a statistical tagger on CoNLL-format data")
+    train.add_argument("conll_dir", metavar="CONLL_DIR", help="folder with train (and test) files, CoNLL-2003 layout")
+    train.add_argument("--out", required=True, metavar="NAME", help="model name (or path ending in .npz)")
+    train.add_argument("--epochs", type=_positive, default=config.PERCEPTRON_EPOCHS, metavar="N",
+                       help=f"passes over the data (default {config.PERCEPTRON_EPOCHS})")
+    train.add_argument("--keep-case", action="store_true", help="do not lower-case the training text")
+    train.set_defaults(func=_train)
+
+
+def _help(parser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _non_negative(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    from engine.cli.common import positive_int
+
+    return positive_int(text)
+
+
+def _score(args) -> int:
+    from engine.entities.readers import read_transcript, with_entities
+    from engine.entities.report import format_pairs, format_table
+    from engine.entities.score import score
+    from engine.entities.tagger import load_tagger
+
+    ref_path = Path(args.ref)
+    if not ref_path.is_file():
+        raise NotFoundError(f"{args.ref}: no such reference file")
+    ref, _ = read_transcript(ref_path, args.ref_format)
+    if Path(args.hyp).is_file():
+        hyp, fmt = read_transcript(Path(args.hyp), args.hyp_format)
+        untagged = fmt == "ctm" and not hyp.entities
+    else:
+        hyp = _hyp_from_index(args)
+        untagged = not hyp.entities
+    if untagged:
+        tagger = load_tagger(args.tagger)
+        hyp = with_entities(hyp, tagger.tag([w.lower() for w in hyp.words]))
+        log.info("tagged the hypothesis with the %s tagger: %d entities", tagger.name, len(hyp.entities))
+    report = score(ref, hyp, align_mode=args.align, tolerance=args.tolerance, mapping=args.mapping, muc=args.muc)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return 0
+    print(format_table(report))
+    if args.pairs != "none":
+        print()
+        print(format_pairs(report, only_errors=args.pairs == "errors"))
+    return 0
+
+
+def _hyp_from_index(args):
+    from engine.cli.common import open_store
+    from engine.entities.readers import transcript_from_index
+
+    store = open_store(args)
+    try:
+        try:
+            rec = store.recording(args.hyp)
+        except NotFoundError:
+            raise NotFoundError(f"{args.hyp}: neither a file nor a recording in the index") from None
+        return transcript_from_index(store.words(rec["id"]), store.entities(rec["id"]), name=str(rec.get("name", args.hyp)))
+    finally:
+        store.close()
+
+
+def _tag(args) -> int:
+    import sys
+
+    from engine.entities.tagger import load_tagger
+
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        path = Path(args.file)
+        if not path.is_file():
+            raise NotFoundError(f"{args.file}: no such file")
+        text = path.read_text(encoding="utf-8", errors="replace")
+    words = text.split()
+    spans = load_tagger(args.model).tag(words)
+    if args.json:
+        print(json.dumps([{"type": s.type, "first_word": s.first_word, "last_word": s.last_word, "text": s.text,
+                           "score": round(s.score, 4)} for s in spans], indent=2))
+        return 0
+    print(markup(words, spans))
+    return 0
+
+
+def markup(words: list[str], spans) -> str:
+    """Words with MUC mark-up around the entities."""
+    from engine.entities.spans import TYPE_ELEMENT
+
+    opens = {s.first_word: s for s in spans}
+    closes = {s.last_word: s for s in spans}
+    out = []
+    for i, w in enumerate(words):
+        if i in opens:
+            s = opens[i]
+            w = f'<{TYPE_ELEMENT.get(s.type, "ENAMEX")} TYPE="{s.type}">' + w
+        if i in closes:
+            w += f"</{TYPE_ELEMENT.get(closes[i].type, 'ENAMEX')}>"
+        out.append(w)
+    return " ".join(out)
+
+
+def _train(args) -> int:
+    import time
+
+    from engine.entities.tagger import model_path
+    from engine.entities.tagger.conll import evaluate_spans, find_conll_files, read_conll
+    from engine.entities.tagger.model import train_tagger
+
+    files = find_conll_files(args.conll_dir)
+    lower = not args.keep_case
+    train = read_conll(files["train"], lower=lower)
+    t0 = time.perf_counter()
+    model = train_tagger([(d.words, d.entities) for d in train], epochs=args.epochs, progress=log.info)
+    out = model.save(model_path(args.out))
+    print(f"trained on {sum(len(d.words) for d in train)} words of {files['train'].name} "
+          f"in {time.perf_counter() - t0:.0f} s; saved {out}")
+    for split in ("valid", "test"):
+        if split in files:
+            docs = read_conll(files[split], lower=lower)
+            types = tuple(sorted({s.type for d in docs for s in d.entities}))
+            result = evaluate_spans(docs, [model.tag(d.words) for d in docs], types)
+            per_type = ", ".join(f"{t} {result[t]['f']:.3f}" for t in types)
+            print(f"{files[split].name}: F {result['overall']['f']:.3f} ({per_type})")
+    return 0

@@ -1,0 +1,77 @@
+"""The ``entities`` command: score, tag, train, and its error messages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+REF = "AT THE <L>NEW YORK</L> DESK I'M <P>PHILIP BOROFF</P>\n"
+HYP_CTM = ("rec 1 0.0 0.2 AT\nrec 1 0.2 0.2 THE\nrec 1 0.4 0.5 <L>NEWARK</L>\nrec 1 0.9 0.3 BASK\n"
+           "rec 1 1.2 0.2 ON\nrec 1 1.4 0.3 <P>FILM\nrec 1 1.7 0.4 FORUM</P>\n")
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "ref.txt").write_text(REF)
+    (tmp_path / "hyp.ctm").write_text(HYP_CTM)
+    return tmp_path
+
+
+def test_score_prints_table_and_aligned_view(cli, files, capsys):
+    assert cli(["entities", "score", "--ref", str(files / "ref.txt"), "--hyp", str(files / "hyp.ctm")]) == 0
+    out = capsys.readouterr().out
+    assert "alignment phonetic, extent tolerance 1, mapping optimal" in out
+    assert "LOCATION ~ LOCATION: type ok; extent ok; content WRONG" in out
+    assert "[NEW YORK]" in out and "[NEWARK]" in out
+
+
+def test_score_json_sclite_muc(cli, files, capsys):
+    argv = ["entities", "score", "--ref", str(files / "ref.txt"), "--hyp", str(files / "hyp.ctm"), "--align", "sclite",
+            "--muc", "--json"]
+    assert cli(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["settings"]["align"] == "sclite" and set(result["components"]) == {"type", "text"}
+    assert result["entities"] == {"reference": 2, "hypothesis": 2, "mapped": 2}
+
+
+def test_untagged_ctm_is_tagged(cli, files, capsys):
+    (files / "plain.ctm").write_text("rec 1 0 1 senator\nrec 1 1 1 john\nrec 1 2 1 mccain\n")
+    (files / "ref2.txt").write_text("SENATOR <P>JOHN MCCAIN</P>")
+    assert cli(["entities", "score", "--ref", str(files / "ref2.txt"), "--hyp", str(files / "plain.ctm"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["overall"]["f"] == 1.0
+
+
+def test_malformed_reference_is_one_line_error(cli, files, capsys):
+    (files / "bad.txt").write_text("A <P>B\n<L>C</L>\n")
+    assert cli(["entities", "score", "--ref", str(files / "bad.txt"), "--hyp", str(files / "hyp.ctm")]) == 1
+    assert capsys.readouterr().err == f"earshot: error: {files / 'bad.txt'}:2:1: nested entity: <L> inside <P> " \
+                                      "opened at line 1, column 3\n"
+
+
+def test_missing_hypothesis(cli, files, capsys):
+    assert cli(["entities", "score", "--ref", str(files / "ref.txt"), "--hyp", "nothing-here"]) == 1
+    assert "nothing-here: neither a file nor a recording in the index" in capsys.readouterr().err
+
+
+def test_tag(cli, tmp_path, capsys):
+    (tmp_path / "t.txt").write_text("president bill clinton visited new york\n")
+    assert cli(["entities", "tag", str(tmp_path / "t.txt")]) == 0
+    assert capsys.readouterr().out.strip() == ('president <ENAMEX TYPE="PERSON">bill clinton</ENAMEX> visited '
+                                               '<ENAMEX TYPE="LOCATION">new york</ENAMEX>')
+
+
+def test_train_and_tag_with_model(cli, tmp_path, capsys):
+    conll = tmp_path / "conll"
+    conll.mkdir()
+    block = "-DOCSTART- -X- -X- O\n\n" + "".join(
+        f"Mr NNP O O\n{f} NNP B-NP B-PER\n{s} NNP I-NP I-PER\nvisited VBD O O\n{c} NNP B-NP B-LOC\n. . O O\n\n"
+        for f, s, c in [("Zorb", "Vantrell", "Brackton"), ("Quill", "Okafor", "Wemby")] * 10)
+    (conll / "train.txt").write_text(block * 3)
+    (conll / "test.txt").write_text(block)
+    assert cli(["entities", "train", str(conll), "--out", "tiny", "--epochs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "trained on" in out and "test.txt: F 1.000" in out
+    (tmp_path / "t.txt").write_text("mr zorb vantrell visited wemby")
+    assert cli(["entities", "tag", str(tmp_path / "t.txt"), "--model", "tiny", "--json"]) == 0
+    assert [s["text"] for s in json.loads(capsys.readouterr().out)] == ["zorb vantrell", "wemby"]
