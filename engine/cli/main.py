@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "engine.cli.models_cmd",
     "engine.cli.rasch_cmd",
     "engine.cli.entities_cmd",
+    "engine.cli.segment_cmd",
 )
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
+from engine.detect.settings import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError
 from engine.index.store import NewRecording, Store, WordRow
 from engine.ingest.transcribe import StageTimes, Transcript
@@ -84,6 +85,7 @@ class IngestJob:
     paths : files and folders (folders are walked recursively).
     db_path : the index file; opened in the thread that calls :meth:`run`.
     spec : the speech model to use.
+    detector_settings : sensitivities of the audio detectors (default settings if None).
     workers : recognition processes to run in parallel (>= 1).
     force : re-transcribe files whose content is unchanged.
     on_state : called whenever a file changes state.
@@ -102,6 +104,7 @@ class IngestJob:
         on_state: FileStateFn | None = None,
         on_progress: FileProgressFn | None = None,
         cancel: CancelToken | None = None,
+        detector_settings: DetectorSettings | None = None,
     ) -> None:
         if workers < 1:
             raise ParameterError(f"--workers must be at least 1, got {workers}")
@@ -110,6 +113,7 @@ class IngestJob:
         self.spec = spec
         self.workers = workers
         self.force = force
+        self.detector_settings = detector_settings
         self.on_state = on_state or (lambda outcome: None)
         self.on_progress = on_progress or (lambda path, done, total: None)
         self.cancel = cancel or CancelToken()
@@ -167,7 +171,7 @@ class IngestJob:
         queued = list(by_task)
         running: set[int] = set()
         fatal = ""
-        with WorkerPool(self.spec, min(self.workers, len(todo))) as pool:
+        with WorkerPool(self.spec, min(self.workers, len(todo)), detector_settings=self.detector_settings) as pool:
             while queued or running:
                 if self.cancel.cancelled:
                     self._cancel_all(store, pool, by_task, queued, running)
@@ -272,4 +276,8 @@ def _as_new_recording(outcome: FileOutcome, info: AudioInfo, transcript: Transcr
         words=[WordRow(w.start, w.end, w.conf, w.text) for w in transcript.words],
         segments=transcript.segments,
         ingest_seconds=transcript.times.total,
+        x_duration=transcript.analysis.x_duration,
+        events=transcript.analysis.events,
+        stories=transcript.analysis.stories,
+        entities=transcript.analysis.entities,
     )

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo
+from engine.detect.settings import DetectorSettings
 from engine.errors import EarshotError
 
 log = logging.getLogger("earshot.ingest")
@@ -27,7 +28,7 @@ log = logging.getLogger("earshot.ingest")
 PROGRESS_INTERVAL = 0.25
 
 
-def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any) -> None:
+def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None) -> None:
     """Body of one worker process."""
     import time
 
@@ -57,7 +58,7 @@ def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any) -> None:
                 outbox.put(("progress", task_id, done, total))
 
         try:
-            result = transcribe_file(info, transcriber, on_progress=progress)
+            result = transcribe_file(info, transcriber, on_progress=progress, detector_settings=settings)
         except EarshotError as exc:
             outbox.put(("failed", task_id, str(exc)))
         except Exception as exc:
@@ -82,10 +83,11 @@ class WorkerPool:
     says a worker is free, and drains :meth:`poll` for messages.
     """
 
-    def __init__(self, spec: ModelSpec, n: int) -> None:
+    def __init__(self, spec: ModelSpec, n: int, *, detector_settings: DetectorSettings | None = None) -> None:
         if n < 1:
             raise ValueError(f"worker count must be at least 1, got {n}")
         self.spec = spec
+        self.detector_settings = detector_settings
         self._ctx = mp.get_context("spawn")
         self._outbox = self._ctx.Queue()
         self._workers: dict[int, _Worker] = {}
@@ -99,7 +101,10 @@ class WorkerPool:
         self._next_wid += 1
         inbox = self._ctx.Queue()
         proc = self._ctx.Process(
-            target=_worker_main, args=(wid, self.spec, inbox, self._outbox), name=f"earshot-worker-{wid}", daemon=True
+            target=_worker_main,
+            args=(wid, self.spec, inbox, self._outbox, self.detector_settings),
+            name=f"earshot-worker-{wid}",
+            daemon=True,
         )
         proc.start()
         worker = _Worker(wid, proc, inbox)

@@ -11,6 +11,9 @@ import numpy as np
 from engine import config
 from engine.asr.base import Transcriber, Word
 from engine.audio.decode import AudioInfo, iter_pcm_blocks
+from engine.detect.analyzer import AudioAnalyzer
+from engine.detect.settings import DetectorSettings
+from engine.ingest.analyze import Analysis, analyze_transcript
 from engine.jobs import CancelToken
 
 
@@ -20,11 +23,13 @@ class StageTimes:
 
     decode: float = 0.0
     transcribe: float = 0.0
+    detect: float = 0.0
+    analyze: float = 0.0
     store: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.decode + self.transcribe + self.store
+        return self.decode + self.transcribe + self.detect + self.analyze + self.store
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Transcript:
     #: seconds of audio actually decoded.
     audio_seconds: float
     times: StageTimes = field(default_factory=StageTimes)
+    analysis: Analysis = field(default_factory=Analysis)
 
 
 class _TimedBlocks:
@@ -50,6 +56,7 @@ class _TimedBlocks:
         total_seconds: float,
         on_progress: Callable[[float, float], None],
         cancel: CancelToken,
+        analyzer: AudioAnalyzer | None = None,
     ) -> None:
         self._blocks = blocks
         self._sr = sr
@@ -58,6 +65,8 @@ class _TimedBlocks:
         self._cancel = cancel
         self.samples = 0
         self.decode_seconds = 0.0
+        self.detect_seconds = 0.0
+        self._analyzer = analyzer
 
     def __iter__(self) -> Iterator[np.ndarray]:
         while True:
@@ -68,7 +77,11 @@ class _TimedBlocks:
             except StopIteration:
                 self.decode_seconds += time.perf_counter() - t0
                 return
-            self.decode_seconds += time.perf_counter() - t0
+            t1 = time.perf_counter()
+            self.decode_seconds += t1 - t0
+            if self._analyzer is not None:
+                self._analyzer.feed(block)
+                self.detect_seconds += time.perf_counter() - t1
             self.samples += block.size
             self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
             yield block
@@ -81,28 +94,43 @@ def transcribe_file(
     on_progress: Callable[[float, float], None] | None = None,
     cancel: CancelToken | None = None,
     sr: int = config.TARGET_SAMPLE_RATE,
+    analyze: bool = True,
+    detector_settings: DetectorSettings | None = None,
 ) -> Transcript:
-    """Decode ``info.path`` in blocks and recognise it.
+    """Decode ``info.path`` in blocks, recognise it and, if ``analyze``, run the
+    audio detectors beside recognition, then segment and tag the transcript.
 
     ``on_progress(seconds_done, seconds_total)`` is called after each block.
     Raises AudioError for undecodable audio and Cancelled when ``cancel`` is set.
     """
+    analyzer = AudioAnalyzer(sr=sr, settings=detector_settings) if analyze else None
     timed = _TimedBlocks(
         iter_pcm_blocks(info.path, sr=sr),
         sr=sr,
         total_seconds=info.duration,
         on_progress=on_progress or (lambda done, total: None),
         cancel=cancel or CancelToken(),
+        analyzer=analyzer,
     )
     t0 = time.perf_counter()
     utterances = list(transcriber.transcribe(timed, sr=sr))
     elapsed = time.perf_counter() - t0
     words = [w for utt in utterances for w in utt]
+    times = StageTimes(decode=timed.decode_seconds, transcribe=elapsed - timed.decode_seconds - timed.detect_seconds)
+    analysis = Analysis()
+    if analyzer is not None:
+        t1 = time.perf_counter()
+        detections = analyzer.finish(words)
+        times.detect = timed.detect_seconds + time.perf_counter() - t1
+        t2 = time.perf_counter()
+        analysis = analyze_transcript(words, detections)
+        times.analyze = time.perf_counter() - t2
     return Transcript(
         words=words,
         segments=segment_bounds(utterances),
         audio_seconds=timed.samples / sr,
-        times=StageTimes(decode=timed.decode_seconds, transcribe=elapsed - timed.decode_seconds),
+        times=times,
+        analysis=analysis,
     )
 
 

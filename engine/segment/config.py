@@ -25,11 +25,21 @@ COHERENCE_OFFSETS = (0, 50, 100)
 #: delayed by ``-position`` words so they line up with the next story's first word.
 TRIGGER_REGIONS = {"first": 0, "second": 1, "last": -1, "next_to_last": -2}
 
+#: Features that describe the edge of a story are modelled per state only for the
+#: first few states; every later state shares one pooled distribution (parameter
+#: tying). Section 3.2: an untranscribed stretch "has uniform likelihood of
+#: occurring anywhere in a news story, except prior to the first word"; section
+#: 3.3: triggers "correspond to small regions at the beginning and end of stories".
+#: Without tying, a feature whose background differs by genre (talk show versus
+#: news) adds a small bias at every word of a story, which swamps the boundary.
+X_DURATION_OWN_STATES = 1
+TRIGGER_OWN_STATES = 2
+
 #: Default number of bins per feature (one of them is the "zero" bin).
 DEFAULT_N_BINS = 8
 
-#: Kernel-regression bandwidth across states, in units of log(state + 1). A log
-#: scale keeps states 0 and 1 apart while pooling states 150-250 together.
+#: Kernel-regression bandwidth across states 1 .. L-1, in units of log(state). A
+#: log scale keeps states 1 and 2 apart while pooling states 150-250 together.
 DEFAULT_STATE_BANDWIDTH = 0.15
 
 #: Story-length smoothing bandwidth, in units of log(length).
@@ -66,7 +76,12 @@ TDT_PRIOR_SEGMENT = 0.3
 GRID_N_BINS = (4, 6, 8, 12, 16)
 GRID_STATE_BANDWIDTH = (0.05, 0.1, 0.2, 0.4, 0.8)
 GRID_LENGTH_BANDWIDTH = (0.05, 0.1, 0.2, 0.4)
-GRID_LOG_PENALTY = tuple(float(x) for x in range(-8, 9))
+GRID_LOG_PENALTY = tuple(float(x) for x in range(-8, 9, 2))
+
+#: After the coarse search the penalty is refined within +-PENALTY_REFINE_SPAN of the best
+#: coarse value, on PENALTY_REFINE_STEPS points.
+PENALTY_REFINE_SPAN = 1.5
+PENALTY_REFINE_STEPS = 7
 
 #: Coordinate-descent sweeps over the grids above.
 HYPERPARAMETER_SWEEPS = 2
@@ -78,3 +93,9 @@ MAX_CROSS_FIT_FOLDS = 5
 #: exp(log_next) + exp(log_restart) must equal 1 for every state within this tolerance,
 #: and so must the initial distribution's sum.
 STOCHASTIC_TOLERANCE = 1e-6
+
+#: Besides the cost-optimal penalty, training records the largest penalty whose
+#: held-out P(false alarm) stays within this target (the paper's ABC operating
+#: point had P(false alarm) 0.11), searched on GRID_RECALL_PENALTY.
+FALSE_ALARM_TARGET = 0.11
+GRID_RECALL_PENALTY = tuple(x / 2 for x in range(-8, 25))

@@ -9,10 +9,10 @@
   total count, which gives ``p(state | bin) p(bin)`` = the joint ``p(bin, state)``;
   ``p(bin | state)`` follows by normalising over bins.
 
-Both smoothers use a Gaussian kernel on a log scale (log length, log(state + 1)),
-so that the first words of a story are barely pooled while late states are
-pooled widely. The absorbing state is not a story position and is estimated
-from its own counts.
+Both smoothers use a Gaussian kernel on a log scale (log length, log state), so
+that the first words of a story are barely pooled while late states are pooled
+widely. State 0 and the absorbing state are estimated from their own counts
+(see :func:`smooth_over_states`).
 """
 
 from __future__ import annotations
@@ -114,11 +114,14 @@ def transition_log_probs(
 
 def bin_edges(values: np.ndarray, *, n_bins: int) -> np.ndarray:
     """Interior cut points for one feature: bin 0 holds values <= 0, the positive
-    values are split at their quantiles into at most ``n_bins - 1`` bins."""
+    values are split into at most ``n_bins - 1`` bins at the quantiles of their
+    *distinct* values. Counting each distinct value once keeps a value shared by
+    most words (a common word's rarity, the 0.13 s caption frame gap) from
+    swallowing the bins, and gives the rare, informative values bins of their own."""
     if n_bins < 2:
         raise ParameterError(f"n_bins must be >= 2 (one zero bin and at least one more), got {n_bins}")
     positive = np.asarray(values, dtype=np.float64)
-    positive = positive[positive > 0]
+    positive = np.unique(positive[positive > 0])
     if positive.size == 0:
         return np.zeros(0)
     cuts = np.quantile(positive, np.linspace(0, 1, n_bins)[1:-1])
@@ -134,29 +137,35 @@ def apply_bins(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 def smooth_over_states(counts: np.ndarray, *, bandwidth: float) -> np.ndarray:
     """Kernel regression of each bin's counts as a function of state.
 
+    States 1 .. L-1 are smoothed together on a log(state) scale. State 0 (the
+    first word) and the absorbing state L keep their own counts: kernels blur
+    discontinuities, and the first word is exactly where X-DURATION and the
+    triggers jump (the boundary problem the paper raises in section 8).
+
     Parameters
     ----------
     counts : ndarray, shape (n_bins, L + 1)
         Observation counts per bin and state; the last column is the absorbing state.
     bandwidth : float
-        Kernel bandwidth in units of log(state + 1).
+        Kernel bandwidth in units of log(state).
 
     Returns
     -------
     ndarray, shape (n_bins, L + 1)
-        Smoothed counts (the absorbing state's column unchanged).
+        Smoothed counts.
     """
     _check_bandwidth("state bandwidth", bandwidth)
     counts = np.asarray(counts, dtype=np.float64)
     max_state = counts.shape[1] - 1
-    weights = _gaussian_weights(np.log1p(np.arange(max_state, dtype=np.float64)), bandwidth)
-    weights /= weights.sum(axis=1, keepdims=True)  # Nadaraya-Watson: a weighted mean of neighbours
     out = counts.copy()
-    out[:, :max_state] = counts[:, :max_state] @ weights.T
+    if max_state > 1:
+        weights = _gaussian_weights(np.log(np.arange(1, max_state, dtype=np.float64)), bandwidth)
+        weights /= weights.sum(axis=1, keepdims=True)  # Nadaraya-Watson: a weighted mean of neighbours
+        out[:, 1:max_state] = counts[:, 1:max_state] @ weights.T
     return out
 
 
-def emission_log_probs(counts: np.ndarray, *, bandwidth: float) -> np.ndarray:
+def emission_log_probs(counts: np.ndarray, *, bandwidth: float, own_states: int | None = None) -> np.ndarray:
     """``log p(bin | state)`` for one feature from its (bin, state) counts.
 
     Follows section 4: smooth each bin's counts across states, rescale them to the
@@ -167,14 +176,23 @@ def emission_log_probs(counts: np.ndarray, *, bandwidth: float) -> np.ndarray:
     ----------
     counts : ndarray, shape (n_bins, L + 1)
     bandwidth : float
-        Kernel bandwidth in units of log(state + 1).
+        Kernel bandwidth in units of log(state).
+    own_states : int, optional
+        Tie states: states ``0 .. own_states-1`` keep their own counts, all later
+        states share the pooled counts of those states (no smoothing needed).
 
     Returns
     -------
     ndarray, shape (n_bins, L + 1)
     """
     counts = np.asarray(counts, dtype=np.float64)
-    smoothed = smooth_over_states(counts, bandwidth=bandwidth)
+    if own_states is not None:
+        if not 1 <= own_states <= counts.shape[1] - 1:
+            raise ParameterError(f"own_states must lie in [1, {counts.shape[1] - 1}], got {own_states}")
+        smoothed = counts.copy()
+        smoothed[:, own_states:] = counts[:, own_states:].sum(axis=1, keepdims=True)
+    else:
+        smoothed = smooth_over_states(counts, bandwidth=bandwidth)
     bin_totals = counts.sum(axis=1, keepdims=True)
     scale = np.divide(bin_totals, smoothed.sum(axis=1, keepdims=True), out=np.zeros_like(bin_totals),
                       where=smoothed.sum(axis=1, keepdims=True) > 0)

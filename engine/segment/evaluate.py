@@ -129,3 +129,62 @@ def evenly_spaced_starts(n_words: int, n_stories: int) -> np.ndarray:
     """The trivial baseline: ``n_stories`` stories of equal length."""
     n_stories = max(1, min(n_stories, n_words))
     return np.unique(np.floor(np.arange(n_stories) * n_words / n_stories).astype(np.int64))
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Measures over a set of documents.
+
+    ``p_miss``, ``p_false_alarm`` and ``tdt_cost`` pool the probes of all
+    documents (as TDT did); ``pk`` and ``windowdiff`` are means over documents,
+    each with k = half that document's mean reference story length.
+    """
+
+    p_miss: float
+    p_false_alarm: float
+    tdt_cost: float
+    pk: float
+    windowdiff: float
+    documents: int
+    boundaries: int
+
+    def as_dict(self) -> dict:
+        return {
+            "p_miss": self.p_miss,
+            "p_false_alarm": self.p_false_alarm,
+            "tdt_cost": self.tdt_cost,
+            "pk": self.pk,
+            "windowdiff": self.windowdiff,
+            "documents": self.documents,
+            "boundaries": self.boundaries,
+        }
+
+
+def score_documents(
+    references: list[np.ndarray], hypotheses: list[np.ndarray], lengths: list[int],
+    *, probe_words: int = config.TDT_PROBE_WORDS,
+) -> Scores:
+    """Score hypothesised story starts against reference ones, document by document."""
+    if not (len(references) == len(hypotheses) == len(lengths)) or not references:
+        raise ParameterError(
+            f"need as many references, hypotheses and lengths (>= 1): {len(references)}, "
+            f"{len(hypotheses)}, {len(lengths)}"
+        )
+    pooled = ProbeCounts(0, 0, 0, 0)
+    pks, wds = [], []
+    n_boundaries = 0
+    for ref, hyp, n in zip(references, hypotheses, lengths, strict=True):
+        pooled = pooled + probe_counts(ref, hyp, n, k=probe_words)
+        k = half_mean_story_length(ref, n)
+        pks.append(pk(ref, hyp, n, k=k))
+        wds.append(windowdiff(ref, hyp, n, k=k))
+        n_boundaries += int(np.count_nonzero(np.asarray(hyp) > 0))
+    return Scores(
+        p_miss=pooled.p_miss,
+        p_false_alarm=pooled.p_false_alarm,
+        tdt_cost=pooled.tdt_cost(),
+        pk=float(np.mean(pks)),
+        windowdiff=float(np.mean(wds)),
+        documents=len(references),
+        boundaries=n_boundaries,
+    )

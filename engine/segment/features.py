@@ -1,6 +1,8 @@
 """The segmenter's features (paper section 3), one value per word.
 
-Each feature is a small class with a ``name``, a ``word_tables`` method that turns
+Each feature is a small class with a ``name``, an ``own_states`` setting (None:
+every state its own distribution, smoothed across states; k: states 0..k-1 their
+own, all later states one shared distribution), a ``word_tables`` method that turns
 training counts (:class:`WordStatistics`) into per-word lookup tables, and a
 ``values`` method that computes the feature for every word of a transcript.
 Adding a feature means writing one such class and listing it in
@@ -150,6 +152,8 @@ class Coherence:
     name: str
     offset: int
     buffer: int = config.COHERENCE_BUFFER
+    #: Every state has its own distribution, smoothed across states (no tying).
+    own_states: int | None = None
 
     def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:
         s = max(stats.n_stories, 1)
@@ -173,6 +177,8 @@ class Trigger:
 
     name: str
     position: int
+    #: States 0 .. own_states-1 have their own distributions; later states share one.
+    own_states: int | None = config.TRIGGER_OWN_STATES
 
     @property
     def delay(self) -> int:
@@ -199,6 +205,7 @@ class XDuration:
     """X-DURATION: untranscribed time before the word, in seconds (0 when times are unknown)."""
 
     name: str = "x_duration"
+    own_states: int | None = config.X_DURATION_OWN_STATES
 
     def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:
         return {}

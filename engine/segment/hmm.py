@@ -29,7 +29,8 @@ def _check_bins(bins: np.ndarray, n_bins: int, n_features: int) -> np.ndarray:
         raise ParameterError(f"bins must hold integers, got dtype {bins.dtype}")
     if bins.min() < 0 or bins.max() >= n_bins:
         raise ParameterError(f"bins must lie in [0, {n_bins}), got range [{bins.min()}, {bins.max()}]")
-    return np.ascontiguousarray(bins, dtype=np.int64)
+    # Small bin indices travel as bytes: the decoder reads (words x features) of them.
+    return np.ascontiguousarray(bins, dtype=np.uint8 if n_bins <= 256 else np.int64)
 
 
 def _check_transitions(
@@ -55,11 +56,11 @@ def _check_transitions(
     bad = np.flatnonzero(np.abs(row_sums - 1.0) > config.STOCHASTIC_TOLERANCE)
     if bad.size:
         raise ParameterError(
-            f"exp(log_next) + exp(log_restart) must be 1 for every state; state {bad[0]} sums to {row_sums[bad[0]]}"
+            f"exp(log_next) + exp(log_restart) must be 1 for every state; state {bad[0]} sums to {row_sums[bad[0]]:.6g}"
         )
     init_sum = float(np.exp(log_init).sum())
     if abs(init_sum - 1.0) > config.STOCHASTIC_TOLERANCE:
-        raise ParameterError(f"exp(log_init) must sum to 1, got {init_sum}")
+        raise ParameterError(f"exp(log_init) must sum to 1, got {init_sum:.6g}")
     return log_next, log_restart, log_init
 
 
@@ -72,6 +73,23 @@ def _check_emission(log_emission: np.ndarray, n_states: int) -> np.ndarray:
     if np.isnan(log_emission).any() or (log_emission > 0).any():
         raise ParameterError("log_emission must hold log probabilities <= 0 (found NaN or a positive value)")
     return log_emission
+
+
+def tied_from(log_emission: np.ndarray) -> np.ndarray:
+    """For each feature, the first state from which its table is constant across states.
+
+    Equals ``n_states`` when the last two states differ (nothing tied). Decoding
+    uses it to add a tied feature's value once per word instead of once per state.
+    """
+    n_features, _, n_states = log_emission.shape
+    out = np.full(n_features, n_states, dtype=np.int64)
+    for f in range(n_features):
+        differs = np.any(log_emission[f, :, 1:] != log_emission[f, :, :-1], axis=0)  # state j vs j + 1
+        last_change = np.flatnonzero(differs)
+        k = 0 if last_change.size == 0 else int(last_change[-1]) + 1
+        if k < n_states - 1:
+            out[f] = k
+    return out
 
 
 def viterbi(
@@ -113,7 +131,9 @@ def viterbi(
     bins = _check_bins(bins, log_emission.shape[1], log_emission.shape[0])
     if not np.isfinite(log_penalty):
         raise ParameterError(f"log_penalty must be finite, got {log_penalty}")
-    path, score = _viterbi_kernel(bins, log_emission, log_next, log_restart, log_init, float(log_penalty))
+    path, score = _viterbi_kernel(
+        bins, log_emission, tied_from(log_emission), log_next, log_restart, log_init, float(log_penalty)
+    )
     return path, float(score)
 
 

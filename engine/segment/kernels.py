@@ -37,19 +37,69 @@ def _coherence_kernel(ids, n_ids, buffer, offset):  # pragma: no cover - compile
 
 
 @njit(cache=True, nogil=True)
-def _add_emission(bins, log_emission, t, out):  # pragma: no cover - compiled
+def _add_emission(bins, log_emission, own_states, t, out):  # pragma: no cover - compiled
+    """out[s] = sum_f log_emission[f, bins[t, f], s].
+
+    ``own_states[f] = k < n_states`` promises that feature f's rows are constant
+    from state k on (a tied feature): it then costs k + 1 additions, not n_states.
+    """
     n_features = bins.shape[1]
     n_states = out.shape[0]
     for s in range(n_states):
         out[s] = 0.0
+    shared = 0.0
     for f in range(n_features):
         row = log_emission[f, bins[t, f]]
+        k = own_states[f]
+        if k >= n_states:
+            for s in range(n_states):
+                out[s] += row[s]
+        else:
+            shared += row[k]
+            for s in range(k):
+                out[s] += row[s] - row[k]
+    if shared != 0.0:
         for s in range(n_states):
-            out[s] += row[s]
+            out[s] += shared
 
 
 @njit(cache=True, nogil=True)
-def _viterbi_kernel(bins, log_emission, log_next, log_restart, log_init, log_penalty):  # pragma: no cover
+def _best_restart(prev, log_restart):  # pragma: no cover - compiled
+    """max_s prev[s] + log_restart[s] and its first argmax, with four independent lanes."""
+    n_states = prev.shape[0]
+    b0 = b1 = b2 = b3 = -np.inf
+    a0 = a1 = a2 = a3 = -1
+    s = 0
+    while s + 3 < n_states:
+        v0 = prev[s] + log_restart[s]
+        v1 = prev[s + 1] + log_restart[s + 1]
+        v2 = prev[s + 2] + log_restart[s + 2]
+        v3 = prev[s + 3] + log_restart[s + 3]
+        if v0 > b0:
+            b0, a0 = v0, s
+        if v1 > b1:
+            b1, a1 = v1, s + 1
+        if v2 > b2:
+            b2, a2 = v2, s + 2
+        if v3 > b3:
+            b3, a3 = v3, s + 3
+        s += 4
+    while s < n_states:
+        v0 = prev[s] + log_restart[s]
+        if v0 > b0:
+            b0, a0 = v0, s
+        s += 1
+    best, arg = b0, a0
+    for b, a in ((b1, a1), (b2, a2), (b3, a3)):
+        if a >= 0 and (b > best or (b == best and (a < arg or arg < 0))):
+            best, arg = b, a
+    if arg < 0:  # every score is -inf
+        arg = 0
+    return best, arg
+
+
+@njit(cache=True, nogil=True)
+def _viterbi_kernel(bins, log_emission, own_states, log_next, log_restart, log_init, log_penalty):  # pragma: no cover
     """Most likely state path; returns (path of shape (n,), its log probability)."""
     n = bins.shape[0]
     n_states = log_init.shape[0]
@@ -59,20 +109,14 @@ def _viterbi_kernel(bins, log_emission, log_next, log_restart, log_init, log_pen
     cur = np.empty(n_states)
     back_zero = np.zeros(n, dtype=np.int64)
     back_stay = np.zeros(n, dtype=np.bool_)  # state L at t came from L (True) or L-1
-    _add_emission(bins, log_emission, 0, emission)
+    _add_emission(bins, log_emission, own_states, 0, emission)
     for s in range(n_states):
         prev[s] = log_init[s] + emission[s]
     prev[0] += log_penalty
     for t in range(1, n):
-        best = prev[0] + log_restart[0]
-        arg = 0
-        for s in range(1, n_states):
-            v = prev[s] + log_restart[s]
-            if v > best:
-                best = v
-                arg = s
+        best, arg = _best_restart(prev, log_restart)
         back_zero[t] = arg
-        _add_emission(bins, log_emission, t, emission)
+        _add_emission(bins, log_emission, own_states, t, emission)
         cur[0] = best + log_penalty + emission[0]
         for s in range(1, last):
             cur[s] = prev[s - 1] + log_next[s - 1] + emission[s]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,7 @@ _STRAY_LABEL = re.compile(r"\b[A-Z][a-z]+:")
 _CHEVRONS = re.compile(r">{2,}")
 _NOT_WORD = re.compile(r"[^a-z0-9']+")
 _SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
+_EPOCH = date(2000, 1, 1)
 
 
 @dataclass
@@ -124,10 +125,12 @@ def from_stories(stories: Sequence[str], *, name: str = "") -> Transcript:
 
 
 def _txt3_time(stamp: str) -> float:
-    """Seconds since the epoch of a ``YYYYMMDDhhmmss.mmm`` caption time."""
+    """Seconds since 2000-01-01 of a ``YYYYMMDDhhmmss.mmm`` caption time (exact to the millisecond)."""
     whole, _, frac = stamp.partition(".")
     moment = datetime.strptime(whole, "%Y%m%d%H%M%S")
-    return moment.timestamp() + (float("0." + frac) if frac else 0.0)
+    days = (moment.date() - _EPOCH).days
+    seconds = moment.hour * 3600 + moment.minute * 60 + moment.second
+    return days * 86400.0 + seconds + (float("0." + frac) if frac else 0.0)
 
 
 def read_txt3(path: str | Path) -> Transcript:
@@ -187,8 +190,8 @@ def read_txt3(path: str | Path) -> Transcript:
     return Transcript(
         words=words,
         story_starts=marks,
-        starts=np.asarray(starts) - origin,
-        ends=np.asarray(ends) - origin,
+        starts=np.round(np.asarray(starts) - origin, 9),
+        ends=np.round(np.asarray(ends) - origin, 9),
         sentence_starts=np.asarray(sentence_starts, dtype=np.int64),
         name=path.name,
     )

@@ -1,0 +1,204 @@
+"""``earshot segment``: train, run, evaluate and explain the story segmenter.
+
+    segment train --corpus DIR --out NAME     train on .txt3 (or blank-line .txt) transcripts
+    segment run REC [--model NAME]            print the stories found in a transcript
+    segment eval [--corpus DIR] [--model NAME | --leave-one-out]
+    segment explain REC --truth FILE --out DIR
+
+REC is a ``.txt3`` caption file or a plain-text file (stories separated by blank
+lines); recordings in the index are looked up once ingest is wired in.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import NotFoundError, ParameterError
+
+log = logging.getLogger("earshot.segment")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("segment", help="cut transcripts into stories (HMM segmenter)")
+    parser.set_defaults(func=lambda args: _help(parser))
+    sub = parser.add_subparsers(dest="segment_command", metavar="SUBCOMMAND", parser_class=type(parser))
+
+    train = sub.add_parser("train", help="train a segmentation model on transcripts with story markers")
+    train.add_argument("--corpus", required=True, metavar="DIR", help="folder of .txt3 (or .txt) transcripts")
+    train.add_argument("--out", required=True, metavar="NAME", help="model name (or path ending in .npz)")
+    train.add_argument("--max-state", type=int, default=None, metavar="L", help="position states (default 250)")
+    train.add_argument("--no-tune", action="store_true", help="keep default binning/smoothing/penalty settings")
+    train.set_defaults(func=_train)
+
+    run = sub.add_parser("run", help="segment one transcript and list its stories")
+    run.add_argument("rec", metavar="REC", help="a .txt3 caption file or a plain-text file")
+    _model_args(run)
+    run.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    run.set_defaults(func=_run)
+
+    ev = sub.add_parser("eval", help="score the segmenter against story markers (TDT, Pk, WindowDiff)")
+    ev.add_argument("--corpus", metavar="DIR", default=None,
+                    help="folder of .txt3/.txt transcripts (default: ../shared/data/newsscape)")
+    ev.add_argument("--leave-one-out", action="store_true",
+                    help="train on all transcripts but one and test on that one, in turn")
+    _model_args(ev)
+    ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ev.set_defaults(func=_eval)
+
+    ex = sub.add_parser("explain", help="write diagnostic plots (PNG) and their data (JSON)")
+    ex.add_argument("rec", metavar="REC", help="a .txt3 caption file or a plain-text file")
+    ex.add_argument("--truth", required=True, metavar="FILE",
+                    help="true story starts: a .txt3/.txt transcript of the same words, or word indices")
+    ex.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files and explain.json")
+    _model_args(ex)
+    ex.set_defaults(func=_explain)
+
+
+def _model_args(parser) -> None:
+    parser.add_argument("--model", default=None, metavar="NAME", help="model name or .npz path (default: shipped)")
+    parser.add_argument("--penalty", type=float, default=None, metavar="LOG",
+                        help="boundary penalty (log); higher gives more stories")
+
+
+def _help(parser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _load_transcript(rec: str):
+    from engine.segment.text import read_transcript
+
+    path = Path(rec)
+    if not path.exists():
+        raise NotFoundError(f"{rec}: no such transcript file (recordings in the index are not yet supported here)")
+    return read_transcript(path)
+
+
+def _default_corpus() -> Path:
+    return Path(__file__).resolve().parents[2].parent / "shared" / "data" / "newsscape"
+
+
+def _train(args) -> int:
+    from engine.segment import config
+    from engine.segment.model import Hyperparameters, train_model
+    from engine.segment.text import read_corpus
+    from models.segmentation import model_path
+
+    transcripts = read_corpus(args.corpus)
+    max_state = config.MAX_STATE if args.max_state is None else args.max_state
+    if max_state < 1:
+        raise ParameterError(f"--max-state must be >= 1, got {max_state}")
+    started = time.perf_counter()
+    model = train_model(
+        transcripts, hyper=Hyperparameters() if args.no_tune else None, max_state=max_state,
+        info={"corpus": Path(args.corpus).name, "files": [t.name for t in transcripts]},
+    )
+    path = model.save(model_path(args.out))
+    print(f"trained on {model.info['documents']} transcripts, {model.info['words']} words, "
+          f"{model.info['stories']} stories in {time.perf_counter() - started:.1f} s")
+    print(f"settings: {model.hyper}")
+    print(f"wrote {path}")
+    return 0
+
+
+def _run(args) -> int:
+    from engine.segment.segmenter import segment_words
+
+    transcript = _load_transcript(args.rec)
+    result = segment_words(transcript.words, starts=transcript.starts, ends=transcript.ends,
+                           model=args.model, log_penalty=args.penalty)
+    stories = []
+    for (a, b), conf in zip(result.spans(), result.confidence, strict=True):
+        story = {"start_word": a, "end_word": b, "confidence": round(float(conf), 4),
+                 "preview": " ".join(transcript.words[a : min(b, a + 12)])}
+        if transcript.starts is not None:
+            story["start_seconds"] = round(float(transcript.starts[a]), 3)
+        stories.append(story)
+    if args.json:
+        print(json.dumps({"name": transcript.name, "words": len(transcript), "stories": stories}))
+        return 0
+    print(f"{transcript.name}: {len(transcript)} words, {len(stories)} stories")
+    for i, s in enumerate(stories, 1):
+        when = f"{s['start_seconds']:9.1f}s " if "start_seconds" in s else ""
+        print(f"{i:4d} {s['start_word']:7d} {when}{s['confidence']:.2f}  {s['preview']}")
+    return 0
+
+
+def _eval(args) -> int:
+    from engine.segment.experiments import leave_one_out, score
+    from engine.segment.text import read_corpus
+    from models.segmentation import load_model
+
+    corpus = Path(args.corpus) if args.corpus else _default_corpus()
+    transcripts = read_corpus(corpus)
+    if args.leave_one_out:
+        if len(transcripts) < 2:
+            raise ParameterError(f"{corpus}: leave-one-out needs at least 2 transcripts, found {len(transcripts)}")
+        folds = leave_one_out(transcripts)
+        tested = [t for f in folds for t in f.test]
+        hyps = [_starts_with_penalty(f.model, t, args.penalty) for f in folds for t in f.test]
+    else:
+        model = load_model(args.model)
+        tested = transcripts
+        hyps = [_starts_with_penalty(model, t, args.penalty) for t in transcripts]
+    rows = [(t.name, score([t], [h])) for t, h in zip(tested, hyps, strict=True)]
+    rows.append(("ALL", score(tested, hyps)))
+    if args.json:
+        print(json.dumps({name: s.as_dict() for name, s in rows}))
+        return 0
+    print(f"{'transcript':40s} {'P(miss)':>8s} {'P(fa)':>8s} {'C_seg':>8s} {'Pk':>8s} {'WD':>8s} {'starts':>7s}")
+    for name, s in rows:
+        print(f"{name[:40]:40s} {s.p_miss:8.3f} {s.p_false_alarm:8.3f} {s.tdt_cost:8.3f} "
+              f"{s.pk:8.3f} {s.windowdiff:8.3f} {s.boundaries:7d}")
+    return 0
+
+
+def _starts_with_penalty(model, transcript, penalty):
+    from engine.segment.segmenter import segment_words
+
+    return segment_words(transcript.words, starts=transcript.starts, ends=transcript.ends, model=model,
+                         log_penalty=penalty, with_posteriors=False).story_starts
+
+
+def _read_truth(path: str, n_words: int) -> np.ndarray:
+    from engine.segment.text import read_transcript
+
+    file = Path(path)
+    if not file.is_file():
+        raise NotFoundError(f"{path}: no such truth file")
+    if file.suffix.lower() in (".txt3", ".txt"):
+        text = file.read_text(encoding="utf-8", errors="replace")
+        tokens = text.split()
+        if tokens and all(tok.lstrip("-").isdigit() for tok in tokens):
+            starts = np.asarray([int(tok) for tok in tokens], dtype=np.int64)
+        else:
+            truth = read_transcript(file)
+            if len(truth) != n_words:
+                raise ParameterError(f"{path}: truth has {len(truth)} words, the recording {n_words}")
+            starts = truth.story_starts
+    else:
+        try:
+            starts = np.asarray(json.loads(file.read_text(encoding="utf-8")), dtype=np.int64)
+        except (ValueError, TypeError) as exc:
+            raise ParameterError(f"{path}: expected a JSON list of word indices ({exc})") from exc
+    if starts.size and (starts.min() < 0 or starts.max() >= n_words):
+        raise ParameterError(f"{path}: story starts must lie in [0, {n_words}), got {starts.min()}..{starts.max()}")
+    return starts
+
+
+def _explain(args) -> int:
+    from engine.segment.explain import explain
+    from engine.segment.plots import write_explanation
+    from engine.segment.segmenter import resolve_model
+
+    transcript = _load_transcript(args.rec)
+    truth = _read_truth(args.truth, len(transcript))
+    data = explain(resolve_model(args.model), transcript, truth, log_penalty=args.penalty)
+    written = write_explanation(data, args.out)
+    print(f"wrote {len(written)} files to {args.out}")
+    return 0

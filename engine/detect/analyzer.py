@@ -1,0 +1,167 @@
+"""The streaming front end: feed audio blocks beside recognition, then run every detector.
+
+::
+
+    analyzer = AudioAnalyzer(sr=16000)
+    for block in blocks:            # int16 mono, any length, in order
+        analyzer.feed(block)
+    detections = analyzer.finish(words)   # words: engine.asr.base.Word, in time order
+
+Only compact per-frame features are kept between blocks (about 10 MB an hour, see
+:mod:`engine.detect.features`); the detectors run once, in :meth:`AudioAnalyzer.finish`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.asr.base import Word
+from engine.detect import config
+from engine.detect.events import Detections, Event
+from engine.detect.features import FeatureExtractor, FrameFeatures
+from engine.detect.frames import active_frames
+from engine.detect.rate import detect_rate_changes, rate_stretches, syllable_nuclei
+from engine.detect.settings import DetectorSettings
+from engine.detect.sounds import detect_applause, detect_laughter, detect_music, detect_noise
+from engine.detect.speech import detect_speech
+from engine.detect.xduration import good_words, inside_sounds, x_duration
+from engine.errors import ParameterError
+
+
+class AudioAnalyzer:
+    """Per-recording audio analysis: :meth:`feed` every block, then :meth:`finish` once.
+
+    Parameters
+    ----------
+    sr : sample rate of the blocks, Hz (8000, 16000, 32000 or 48000).
+    settings : detector sensitivities; default :class:`DetectorSettings()`.
+    """
+
+    def __init__(self, *, sr: int = 16000, settings: DetectorSettings | None = None) -> None:
+        self.settings = settings or DetectorSettings()
+        self._extractor = FeatureExtractor(sr=sr, vad_aggressiveness=self.settings.vad_aggressiveness)
+        self._feature_seconds = 0.0
+        self.features: FrameFeatures | None = None
+
+    @property
+    def sr(self) -> int:
+        return self._extractor.sr
+
+    def feed(self, block: np.ndarray) -> None:
+        """Add the next block: int16 (or float in [-1, 1]) mono samples, shape (n,)."""
+        t0 = time.process_time()
+        self._extractor.feed(block)
+        self._feature_seconds += time.process_time() - t0
+
+    def finish(self, words: Sequence[Word] = ()) -> Detections:
+        """Run every detector over the whole recording; ``words`` are the recognised words in time order."""
+        t0 = time.process_time()
+        self.features = self._extractor.finish()
+        self._feature_seconds += time.process_time() - t0
+        detections = analyze(self.features, words, settings=self.settings)
+        detections.timings["features"] = self._feature_seconds
+        return detections
+
+
+def analyze(features: FrameFeatures, words: Sequence[Word] = (), *, settings: DetectorSettings | None = None) -> Detections:
+    """Every detector over one recording's features; pure (the same input gives the same output).
+
+    Returns :class:`Detections` with events sorted by start and one X-duration per word.
+    """
+    settings = settings or DetectorSettings()
+    t0 = time.process_time()
+    sounds = sound_events(features, settings) if features.n_frames else []
+    speech = detect_speech(features.vad, vad_frame_seconds=features.vad_frame_seconds,
+                           hangover_seconds=settings.speech_hangover_seconds, exclude=sounds,
+                           duration=features.duration)  # fmt: skip
+    t_sounds = time.process_time()
+    rate_events, syl_rate, word_rate = speech_rate_events(features, speech, words, settings)
+    t_rate = time.process_time()
+    xd = word_x_duration(features, words, sounds=sounds, speech=speech, settings=settings)
+    t_end = time.process_time()
+    events = sorted(sounds + speech + rate_events, key=lambda e: (e.start, e.end, e.type))
+    return Detections(
+        events=events,
+        x_duration=xd,
+        duration=features.duration,
+        syllables_per_second=syl_rate,
+        words_per_second=word_rate,
+        timings={"sounds": t_sounds - t0, "speech_rate": t_rate - t_sounds, "x_duration": t_end - t_rate},
+    )
+
+
+def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
+    """Music, applause, laughter, then steady noise outside those."""
+    f, kw = features, {"sr": features.sr, "hop_length": features.hop_length}
+    sounds = detect_music(chroma_stability=f.chroma_stability, voicing=f.voicing, flux=f.flux, energy_db=f.energy_db,
+                          sensitivity=settings.music_sensitivity, **kw)  # fmt: skip
+    sounds += detect_applause(flatness=f.flatness, voicing=f.voicing, chroma_stability=f.chroma_stability,
+                              energy_db=f.energy_db, sensitivity=settings.applause_sensitivity, **kw)  # fmt: skip
+    sounds += detect_laughter(energy_db=f.energy_db, shape_stability=f.shape_stability,
+                              chroma_stability=f.chroma_stability, sensitivity=settings.laughter_sensitivity, **kw)  # fmt: skip
+    sounds += detect_noise(shape_stability=f.shape_stability, flux=f.flux, flatness=f.flatness, energy_db=f.energy_db,
+                           exclude=sounds, **kw)  # fmt: skip
+    return sounds
+
+
+def _frames_in(events: Sequence[Event], n_frames: int, frame_seconds: float) -> np.ndarray:
+    mask = np.zeros(n_frames, dtype=bool)
+    for e in events:
+        mask[round(e.start / frame_seconds) : round(e.end / frame_seconds)] = True
+    return mask
+
+
+def speech_rate_events(
+    features: FrameFeatures, speech: Sequence[Event], words: Sequence[Word], settings: DetectorSettings
+) -> tuple[list[Event], float, float]:
+    """Fast and slow stretches, and the median syllable and word rates inside speech."""
+    if features.n_frames == 0:
+        return [], 0.0, 0.0
+    fs = features.frame_seconds
+    in_speech = _frames_in(speech, features.n_frames, fs)
+    nuclei = syllable_nuclei(vowel_db=features.vowel_db, voicing=features.voicing, speech=in_speech,
+                             sr=features.sr, hop_length=features.hop_length)  # fmt: skip
+    sounding = in_speech & active_frames(features.energy_db)  # pauses inside speech do not count
+    starts = np.array([w.start for w in words], dtype=np.float64) if len(words) else None
+    stretches = rate_stretches(speech=sounding, nuclei=nuclei, frame_seconds=fs, word_starts=starts)
+    return detect_rate_changes(stretches, deviation=settings.rate_deviation)
+
+
+def word_x_duration(
+    features: FrameFeatures, words: Sequence[Word], *, sounds: Sequence[Event], speech: Sequence[Event],
+    settings: DetectorSettings,
+) -> np.ndarray:  # fmt: skip
+    """X-duration of every word, seconds, shape (len(words),); see :mod:`engine.detect.xduration`."""
+    if not len(words):
+        return np.zeros(0)
+    starts = np.array([w.start for w in words], dtype=np.float64)
+    ends = np.maximum(np.array([w.end for w in words], dtype=np.float64), starts)
+    if (np.diff(starts) < 0).any():
+        raise ParameterError("words must be given in time order (non-decreasing start times)")
+    good = good_words(np.array([w.conf for w in words], dtype=np.float64), [w.text for w in words],
+                      min_confidence=settings.min_word_confidence)  # fmt: skip
+    margin = config.XD_SOUND_MARGIN_SECONDS  # event edges are uncertain by half a window
+
+    def widened(events: Sequence[Event]) -> list[Event]:
+        return [Event(e.type, e.start - margin, e.end + margin, e.score, e.value) for e in events]
+
+    good &= ~inside_sounds(starts, ends, widened(sounds))
+    # a word heard outside speech (in a noise burst too short to be an event, say) is no word either
+    good &= inside_sounds(starts, ends, widened(speech))
+    active = active_frames(features.energy_db) if features.n_frames else np.zeros(0, dtype=bool)
+    return x_duration(word_starts=starts, word_ends=ends, good=good, active=active, frame_seconds=features.frame_seconds)
+
+
+def analyze_audio(
+    audio: np.ndarray, *, sr: int = 16000, words: Sequence[Word] = (), settings: DetectorSettings | None = None,
+    block_seconds: float = 0.5,
+) -> Detections:  # fmt: skip
+    """Analyse a whole signal (shape (n,), int16 or float in [-1, 1]) by feeding it in blocks."""
+    analyzer = AudioAnalyzer(sr=sr, settings=settings)
+    step = max(1, round(block_seconds * sr))
+    for i in range(0, len(audio), step):
+        analyzer.feed(audio[i : i + step])
+    return analyzer.finish(words)

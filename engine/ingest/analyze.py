@@ -1,0 +1,74 @@
+"""What ingest learns from a transcript beyond its words: hot spots, stories, entities.
+
+Runs in the recognition worker, right after recognition, so that the work of
+several files proceeds in parallel and the parent only writes to the index.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.asr.base import Word
+from engine.detect.events import Detections
+from engine.index.store import EntityRow, EventRow, StoryRow
+
+log = logging.getLogger("earshot.ingest")
+
+
+@dataclass
+class Analysis:
+    """Index rows derived from one recording, with the seconds each stage took."""
+
+    events: list[EventRow] = field(default_factory=list)
+    x_duration: list[float] | None = None
+    stories: list[StoryRow] = field(default_factory=list)
+    entities: list[EntityRow] = field(default_factory=list)
+    times: dict[str, float] = field(default_factory=dict)
+
+
+def analyze_transcript(words: Sequence[Word], detections: Detections | None) -> Analysis:
+    """Convert detections, and segment and tag ``words``."""
+    out = Analysis()
+    if detections is not None:
+        out.events = [EventRow(e.type, e.start, e.end, e.score, e.value) for e in detections.events]
+        out.x_duration = [float(x) for x in detections.x_duration]
+    if not words:
+        return out
+    texts = [w.text for w in words]
+    t0 = time.perf_counter()
+    out.stories = segment_stories(words, None if out.x_duration is None else np.asarray(out.x_duration))
+    out.times["segment"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    out.entities = tag_entities(texts)
+    out.times["entities"] = time.perf_counter() - t0
+    return out
+
+
+def segment_stories(words: Sequence[Word], x_duration: np.ndarray | None) -> list[StoryRow]:
+    """Stories by the fine-grained HMM with the shipped model."""
+    from engine.segment.segmenter import segment_words
+
+    # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
+    texts = [w.text.replace(" ", "_") or "_" for w in words]
+    seg = segment_words(
+        texts,
+        starts=np.array([w.start for w in words]),
+        ends=np.array([w.end for w in words]),
+        x_duration=x_duration,
+    )
+    return [
+        StoryRow(first, last - 1, float(conf))
+        for (first, last), conf in zip(seg.spans(), seg.confidence.tolist(), strict=True)
+    ]
+
+
+def tag_entities(texts: Sequence[str]) -> list[EntityRow]:
+    """Named entities by the shipped gazetteer-and-rules tagger."""
+    from engine.entities.tagger import tag_words
+
+    return [EntityRow(s.type, s.text, s.first_word, s.last_word, s.score) for s in tag_words(texts)]

@@ -1,0 +1,88 @@
+"""Evaluation protocols shared by ``segment eval`` and the benchmark.
+
+* Leave-one-out over transcripts (leave-one-day-out on NewsScape): train on all
+  but one, decode the one left out.
+* Choi-style concatenations of Lee articles with k-fold cross-validation over
+  articles: test documents concatenate held-out articles, the model is trained on
+  the other articles (concatenated in order, each once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.segment.evaluate import Scores, score_documents
+from engine.segment.model import Hyperparameters, SegmentationModel, train_model
+from engine.segment.segmenter import segment_words
+from engine.segment.text import Transcript, choi_documents, concatenate_articles
+
+
+def hmm_starts(model: SegmentationModel, transcript: Transcript, *, log_penalty: float | None = None) -> np.ndarray:
+    """Story starts the model finds in a transcript (Viterbi only)."""
+    result = segment_words(
+        transcript.words, starts=transcript.starts, ends=transcript.ends, model=model, log_penalty=log_penalty,
+        with_posteriors=False,
+    )
+    return result.story_starts
+
+
+def score(transcripts: Sequence[Transcript], hypotheses: Sequence[np.ndarray]) -> Scores:
+    return score_documents(
+        [t.story_starts for t in transcripts], [np.asarray(h) for h in hypotheses], [len(t) for t in transcripts]
+    )
+
+
+@dataclass
+class Fold:
+    """One train/test split and the model trained on it."""
+
+    test: list[Transcript]
+    model: SegmentationModel
+
+
+def leave_one_out(
+    transcripts: Sequence[Transcript],
+    *,
+    hyper: Hyperparameters | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Fold]:
+    """Train on all transcripts but one, for each one."""
+    folds = []
+    for i, held in enumerate(transcripts):
+        if progress:
+            progress(i, len(transcripts))
+        kept = [t for j, t in enumerate(transcripts) if j != i]
+        folds.append(Fold(test=[held], model=train_model(kept, hyper=hyper, info={"held_out": held.name})))
+    return folds
+
+
+def lee_folds(
+    articles: Sequence[str],
+    *,
+    n_folds: int,
+    documents_per_fold: int,
+    articles_per_document: int,
+    train_articles_per_document: int,
+    seed: int,
+    hyper: Hyperparameters | None = None,
+) -> list[Fold]:
+    """k-fold cross-validation over articles with Choi-style test documents."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(articles))
+    parts = np.array_split(order, n_folds)
+    folds = []
+    for k, held in enumerate(parts):
+        held_set = set(held.tolist())
+        train = concatenate_articles(
+            [articles[i] for i in order if i not in held_set], per_document=train_articles_per_document,
+            name=f"lee-train{k}",
+        )
+        test = choi_documents(
+            [articles[i] for i in held], n_documents=documents_per_fold,
+            articles_per_document=articles_per_document, rng=rng,
+        )
+        folds.append(Fold(test=test, model=train_model(train, hyper=hyper, info={"fold": k})))
+    return folds

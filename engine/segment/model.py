@@ -1,0 +1,366 @@
+"""The trained segmentation model: parameters, training, saving and loading.
+
+A model file is a NumPy ``.npz`` archive of learned parameters only (per-word
+tables keyed by the vocabulary, bin edges, log transition and emission
+probabilities, the story-length histogram) plus a JSON header. It holds no
+transcript text beyond the vocabulary.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import ModelError, ParameterError
+from engine.segment import config, estimate
+from engine.segment.features import (
+    DEFAULT_FEATURES,
+    FEATURES_BY_NAME,
+    Vocabulary,
+    WordStatistics,
+    feature_matrix,
+    word_tables,
+    x_duration_of,
+)
+from engine.segment.hmm import count_bins_by_state, forward_backward, viterbi
+from engine.segment.text import Transcript
+
+log = logging.getLogger("earshot.segment")
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class Hyperparameters:
+    """Binning, smoothing and decoding settings (fit on development data)."""
+
+    n_bins: int = config.DEFAULT_N_BINS
+    state_bandwidth: float = config.DEFAULT_STATE_BANDWIDTH
+    length_bandwidth: float = config.DEFAULT_LENGTH_BANDWIDTH
+    log_penalty: float = config.DEFAULT_LOG_PENALTY
+
+    def validate(self) -> None:
+        if int(self.n_bins) != self.n_bins or self.n_bins < 2:
+            raise ParameterError(f"n_bins must be an integer >= 2, got {self.n_bins}")
+        for name in ("state_bandwidth", "length_bandwidth"):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and value > 0):
+                raise ParameterError(f"{name} must be positive (log units), got {value}")
+        if not np.isfinite(self.log_penalty):
+            raise ParameterError(f"log_penalty must be finite, got {self.log_penalty}")
+
+
+@dataclass
+class SegmentationModel:
+    """Everything needed to segment a word sequence.
+
+    Shapes use F features, B bins (padded to the largest feature), S = L + 1 states.
+    """
+
+    features: tuple
+    vocabulary: Vocabulary
+    word_tables: dict[str, np.ndarray]
+    bin_edges: list[np.ndarray]
+    emission_counts: np.ndarray  # (F, B, S) raw training counts
+    log_emission: np.ndarray  # (F, B, S) log p(bin | state)
+    log_next: np.ndarray  # (S,)
+    log_restart: np.ndarray  # (S,)
+    log_init: np.ndarray  # (S,)
+    length_raw: np.ndarray  # (L,) story counts of lengths 1..L
+    length_density: np.ndarray  # (L,) smoothed probabilities of lengths 1..L
+    length_tail: float
+    length_tail_excess: float
+    hyper: Hyperparameters
+    info: dict = field(default_factory=dict)
+
+    @property
+    def max_state(self) -> int:
+        return int(self.log_init.shape[0] - 1)
+
+    @property
+    def feature_names(self) -> list[str]:
+        return [f.name for f in self.features]
+
+    def feature_values(
+        self,
+        words: Sequence[str],
+        *,
+        starts: np.ndarray | None = None,
+        ends: np.ndarray | None = None,
+        x_duration: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Raw feature values, shape (n_words, F)."""
+        xd = x_duration_of(len(words), starts=starts, ends=ends, x_duration=x_duration)
+        return feature_matrix(self.features, self.word_tables, self.vocabulary, words, xd)
+
+    def bins_of(self, values: np.ndarray) -> np.ndarray:
+        """Bin indices, shape (n_words, F), int64."""
+        return np.stack([estimate.apply_bins(values[:, j], e) for j, e in enumerate(self.bin_edges)], axis=1)
+
+    def decode(self, bins: np.ndarray, *, log_penalty: float | None = None) -> np.ndarray:
+        """Viterbi state path, shape (n_words,)."""
+        penalty = self.hyper.log_penalty if log_penalty is None else log_penalty
+        path, _ = viterbi(bins, self.log_emission, self.log_next, self.log_restart, self.log_init,
+                          log_penalty=penalty)
+        return path
+
+    def boundary_posterior(self, bins: np.ndarray, *, log_penalty: float | None = None) -> np.ndarray:
+        """P(word t starts a story | all words), shape (n_words,)."""
+        penalty = self.hyper.log_penalty if log_penalty is None else log_penalty
+        posterior, _ = forward_backward(bins, self.log_emission, self.log_next, self.log_restart, self.log_init,
+                                        log_penalty=penalty)
+        return posterior
+
+    # ----------------------------------------------------------------- storage
+    def save(self, path: str | Path) -> Path:
+        """Write the model to ``path`` (``.npz`` appended if missing)."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        header = {
+            "format_version": FORMAT_VERSION,
+            "features": self.feature_names,
+            "hyper": asdict(self.hyper),
+            "length_tail": self.length_tail,
+            "length_tail_excess": self.length_tail_excess,
+            "info": self.info,
+        }
+        arrays: dict[str, np.ndarray] = {
+            "header": np.asarray(json.dumps(header)),
+            "vocabulary": np.asarray("\n".join(self.vocabulary.words)),
+            "emission_counts": self.emission_counts.astype(np.float32),
+            "log_emission": self.log_emission,
+            "log_next": self.log_next,
+            "log_restart": self.log_restart,
+            "log_init": self.log_init,
+            "length_raw": self.length_raw.astype(np.int32),
+            "length_density": self.length_density,
+        }
+        for name, table in self.word_tables.items():
+            arrays[f"table/{name}"] = table.astype(np.float32)
+        for j, edges in enumerate(self.bin_edges):
+            arrays[f"edges/{j}"] = edges
+        with path.open("wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> SegmentationModel:
+        """Read a model written by :meth:`save`.
+
+        Raises
+        ------
+        ModelError
+            If the file is missing, unreadable or of another format.
+        """
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                data = {k: npz[k] for k in npz.files}
+            header = json.loads(str(data["header"]))
+        except (OSError, KeyError, ValueError) as exc:
+            raise ModelError(f"{path}: not a readable segmentation model ({exc})") from exc
+        if header.get("format_version") != FORMAT_VERSION:
+            raise ModelError(f"{path}: model format {header.get('format_version')}, expected {FORMAT_VERSION}")
+        unknown = [n for n in header["features"] if n not in FEATURES_BY_NAME]
+        if unknown:
+            raise ModelError(f"{path}: model uses features this version does not know: {', '.join(unknown)}")
+        words = str(data["vocabulary"])
+        n_features = len(header["features"])
+        return cls(
+            features=tuple(FEATURES_BY_NAME[n] for n in header["features"]),
+            vocabulary=Vocabulary(words.split("\n") if words else []),
+            word_tables={k[6:]: v.astype(np.float64) for k, v in data.items() if k.startswith("table/")},
+            bin_edges=[data[f"edges/{j}"] for j in range(n_features)],
+            emission_counts=data["emission_counts"].astype(np.float64),
+            log_emission=data["log_emission"],
+            log_next=data["log_next"],
+            log_restart=data["log_restart"],
+            log_init=data["log_init"],
+            length_raw=data["length_raw"].astype(np.float64),
+            length_density=data["length_density"],
+            length_tail=float(header["length_tail"]),
+            length_tail_excess=float(header["length_tail_excess"]),
+            hyper=Hyperparameters(**header["hyper"]),
+            info=header.get("info", {}),
+        )
+
+
+# --------------------------------------------------------------------- training
+def true_states(transcript: Transcript, max_state: int) -> np.ndarray:
+    """State of every word given the story starts: position in story, capped at L."""
+    n = len(transcript)
+    starts = transcript.story_starts
+    if starts.size == 0 or starts[0] != 0:
+        raise ParameterError(f"{transcript.name}: story starts must begin with word 0")
+    owner = np.searchsorted(starts, np.arange(n), side="right") - 1
+    return np.minimum(np.arange(n) - starts[owner], max_state)
+
+
+@dataclass
+class TrainingSet:
+    """Cross-fitted feature values and true states of the training transcripts."""
+
+    transcripts: list[Transcript]
+    values: list[np.ndarray]  # (n_words, F) per transcript
+    states: list[np.ndarray]  # (n_words,) per transcript
+    lengths: list[np.ndarray]  # story lengths per transcript
+    folds: np.ndarray  # development fold of each transcript
+
+
+def _split_for_folds(transcripts: Sequence[Transcript]) -> list[Transcript]:
+    """At least two documents: a single transcript is cut in three at story starts."""
+    if len(transcripts) >= 2:
+        return list(transcripts)
+    (only,) = transcripts
+    starts = only.story_starts
+    if starts.size < 3:
+        return [only]
+    cuts = [0, *(int(starts[np.argmin(np.abs(starts - len(only) * q / 3))]) for q in (1, 2)), len(only)]
+    cuts = sorted(set(cuts))
+    return [only.slice(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+def prepare_training(
+    transcripts: Sequence[Transcript], *, features: Sequence = DEFAULT_FEATURES, max_state: int = config.MAX_STATE
+) -> TrainingSet:
+    """Feature values of every training word, each computed from the other folds' counts.
+
+    Per-word statistics seen on the word's own story would make rare words look
+    like perfect triggers; cross-fitting keeps training values distributed like
+    the values the model meets on new recordings.
+    """
+    if max_state < 1:
+        raise ParameterError(f"max_state (L) must be >= 1, got {max_state}")
+    docs = [t for t in _split_for_folds(list(transcripts)) if len(t)]
+    if not docs:
+        raise ParameterError("no training words")
+    for t in docs:
+        if t.story_starts.size == 0:
+            raise ParameterError(f"{t.name}: training transcript has no story starts")
+    n_folds = max(1, min(len(docs), config.MAX_CROSS_FIT_FOLDS))
+    folds = np.arange(len(docs)) % n_folds
+    values: list[np.ndarray] = [np.empty(0)] * len(docs)
+    for k in range(n_folds):
+        mask = [np.full(d.story_starts.size, folds[i] != k or n_folds == 1) for i, d in enumerate(docs)]
+        stats = WordStatistics.count(docs, story_mask=mask)
+        tables = word_tables(features, stats)
+        vocabulary = Vocabulary(stats.words)
+        for i, d in enumerate(docs):
+            if folds[i] == k:
+                xd = x_duration_of(len(d), starts=d.starts, ends=d.ends)
+                values[i] = feature_matrix(features, tables, vocabulary, d.words, xd)
+    return TrainingSet(
+        transcripts=docs,
+        values=values,
+        states=[true_states(d, max_state) for d in docs],
+        lengths=[d.story_lengths() for d in docs],
+        folds=folds,
+    )
+
+
+def _pad_bins(tables: list[np.ndarray], n_bins: int, fill: float) -> np.ndarray:
+    n_states = tables[0].shape[1]
+    out = np.full((len(tables), n_bins, n_states), fill)
+    for j, t in enumerate(tables):
+        out[j, : t.shape[0]] = t
+    return out
+
+
+def _emission_tables(
+    counts: np.ndarray, n_real_bins: list[int], bandwidth: float, features: Sequence
+) -> np.ndarray:
+    """log p(bin | state) per feature, padded bins get the floor (they never occur)."""
+    logs = [
+        estimate.emission_log_probs(counts[j, :nb], bandwidth=bandwidth, own_states=_own_states(f, counts.shape[2]))
+        for j, (nb, f) in enumerate(zip(n_real_bins, features, strict=True))
+    ]
+    return _pad_bins(logs, counts.shape[1], np.log(config.PROBABILITY_FLOOR))
+
+
+def _own_states(feature, n_states: int) -> int | None:
+    own = getattr(feature, "own_states", None)
+    return None if own is None else min(own, n_states - 1)
+
+
+def build_model(
+    training: TrainingSet,
+    hyper: Hyperparameters,
+    *,
+    features: Sequence = DEFAULT_FEATURES,
+    max_state: int = config.MAX_STATE,
+    info: dict | None = None,
+) -> SegmentationModel:
+    """Estimate all parameters from a prepared training set with fixed hyper-parameters."""
+    hyper.validate()
+    docs = training.transcripts
+    pooled = np.concatenate(training.values)
+    edges = [estimate.bin_edges(pooled[:, j], n_bins=hyper.n_bins) for j in range(pooled.shape[1])]
+    n_real = [e.size + 2 for e in edges]
+    n_bins = max(n_real)
+    counts = np.zeros((len(features), n_bins, max_state + 1))
+    for v, s in zip(training.values, training.states, strict=True):
+        bins = np.stack([estimate.apply_bins(v[:, j], e) for j, e in enumerate(edges)], axis=1)
+        counts += count_bins_by_state(bins, s, n_bins=n_bins, n_states=max_state + 1)
+    lengths = estimate.smooth_length_histogram(
+        np.concatenate(training.lengths), max_state=max_state, bandwidth=hyper.length_bandwidth
+    )
+    log_next, log_restart, log_init = estimate.transition_log_probs(
+        lengths["density"], float(lengths["tail"]), float(lengths["tail_excess"])
+    )
+    stats = WordStatistics.count(docs)
+    return SegmentationModel(
+        features=tuple(features),
+        vocabulary=Vocabulary(stats.words),
+        word_tables=word_tables(features, stats),
+        bin_edges=edges,
+        emission_counts=counts,
+        log_emission=_emission_tables(counts, n_real, hyper.state_bandwidth, features),
+        log_next=log_next,
+        log_restart=log_restart,
+        log_init=log_init,
+        length_raw=lengths["raw"],
+        length_density=lengths["density"],
+        length_tail=float(lengths["tail"]),
+        length_tail_excess=float(lengths["tail_excess"]),
+        hyper=hyper,
+        info={
+            "documents": len(docs),
+            "words": int(sum(len(d) for d in docs)),
+            "stories": int(sum(d.story_starts.size for d in docs)),
+            **(info or {}),
+        },
+    )
+
+
+def train_model(
+    transcripts: Sequence[Transcript],
+    *,
+    hyper: Hyperparameters | None = None,
+    features: Sequence = DEFAULT_FEATURES,
+    max_state: int = config.MAX_STATE,
+    info: dict | None = None,
+) -> SegmentationModel:
+    """Train a model; without ``hyper``, fit the hyper-parameters on held-out folds first.
+
+    A tuned model also records in ``info["penalty_at_false_alarm"]`` the penalty
+    that keeps held-out P(false alarm) within FALSE_ALARM_TARGET (a recall-oriented
+    operating point; pass it as ``log_penalty`` to ``segment_words``).
+    """
+    from engine.segment.tuning import fit_hyperparameters, penalty_for_false_alarm
+
+    training = prepare_training(transcripts, features=features, max_state=max_state)
+    info = dict(info or {})
+    if hyper is None:
+        hyper = fit_hyperparameters(training, features=features, max_state=max_state)
+        info["penalty_at_false_alarm"] = penalty_for_false_alarm(
+            training, hyper, features=features, max_state=max_state
+        )
+    return build_model(training, hyper, features=features, max_state=max_state, info=info)

@@ -1,0 +1,124 @@
+"""The public entry point: cut a word sequence into stories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import ParameterError
+from engine.segment import config
+from engine.segment.model import SegmentationModel
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """Stories found in a word sequence.
+
+    Attributes
+    ----------
+    story_starts : ndarray of int64, shape (k,)
+        Index of the first word of every story; ``story_starts[0] == 0`` (empty
+        when there are no words).
+    confidence : ndarray of float64, shape (k,)
+        For every start, the posterior probability that a story starts within
+        ``CONFIDENCE_HALF_WINDOW`` words of it (1.0 for the first story).
+    boundary_posterior : ndarray of float64, shape (n_words,)
+        Posterior probability that each word starts a story (forward-backward).
+    states : ndarray of int64, shape (n_words,)
+        Viterbi state of every word: its position in its story, capped at L.
+    """
+
+    story_starts: np.ndarray
+    confidence: np.ndarray
+    boundary_posterior: np.ndarray
+    states: np.ndarray
+
+    def spans(self) -> list[tuple[int, int]]:
+        """(first word, one past the last word) of every story."""
+        if self.story_starts.size == 0:
+            return []
+        ends = [*self.story_starts[1:].tolist(), int(self.states.shape[0])]
+        return list(zip(self.story_starts.tolist(), ends, strict=True))
+
+
+def resolve_model(model: SegmentationModel | str | Path | None) -> SegmentationModel:
+    """A model object, a model name or path, or None for the shipped default."""
+    if isinstance(model, SegmentationModel):
+        return model
+    from models.segmentation import load_model
+
+    return load_model(model)
+
+
+def boundary_confidence(posterior: np.ndarray, starts: np.ndarray, *, half_window: int) -> np.ndarray:
+    """Sum of the start posterior within ``half_window`` words of each start, clipped to [0, 1]."""
+    csum = np.concatenate([[0.0], np.cumsum(posterior)])
+    lo = np.maximum(starts - half_window, 0)
+    hi = np.minimum(starts + half_window + 1, posterior.shape[0])
+    conf = np.clip(csum[hi] - csum[lo], 0.0, 1.0)
+    if starts.size:
+        conf[starts == 0] = 1.0
+    return conf
+
+
+def segment_words(
+    words: Sequence[str],
+    *,
+    starts: np.ndarray | None = None,
+    ends: np.ndarray | None = None,
+    x_duration: np.ndarray | None = None,
+    model: SegmentationModel | str | Path | None = None,
+    log_penalty: float | None = None,
+    with_posteriors: bool = True,
+) -> Segmentation:
+    """Cut a recognizer's word sequence into stories.
+
+    Parameters
+    ----------
+    words : sequence of str, length n
+        Recognised words in order (lower case, no punctuation; they are lower-cased again here).
+    starts, ends : ndarray of float, shape (n,), optional
+        Word start and end times in seconds. Without ``x_duration``, the silence
+        or untranscribed gap before each word (``starts[t] - ends[t-1]``) is the
+        X-DURATION feature; without times it is 0.
+    x_duration : ndarray of float, shape (n,), optional
+        Untranscribed time before each word from a detector, in seconds; wins over the gaps.
+    model : SegmentationModel, model name, path, or None
+        None loads the shipped default (trained on NewsScape captions).
+    log_penalty : float, optional
+        Boundary-state penalty (log); defaults to the model's tuned value.
+        Raise it for more, shorter stories.
+    with_posteriors : bool
+        Run forward-backward for the confidences (about three times the cost of decoding).
+
+    Returns
+    -------
+    Segmentation
+    """
+    if isinstance(words, str):
+        raise ParameterError("words must be a sequence of words, not one string (split it first)")
+    words = [str(w).lower() for w in words]
+    if any(not w or any(c.isspace() for c in w) for w in words):
+        bad = next(i for i, w in enumerate(words) if not w or any(c.isspace() for c in w))
+        raise ParameterError(f"word {bad} is empty or contains whitespace: {words[bad]!r}")
+    resolved = resolve_model(model)
+    n = len(words)
+    if n == 0:
+        empty_i = np.zeros(0, dtype=np.int64)
+        return Segmentation(empty_i, np.zeros(0), np.zeros(0), empty_i)
+    values = resolved.feature_values(words, starts=starts, ends=ends, x_duration=x_duration)
+    bins = resolved.bins_of(values)
+    states = resolved.decode(bins, log_penalty=log_penalty)
+    story_starts = np.flatnonzero(states == 0)
+    if story_starts.size == 0 or story_starts[0] != 0:
+        story_starts = np.concatenate([[0], story_starts]).astype(np.int64)
+    if with_posteriors:
+        posterior = resolved.boundary_posterior(bins, log_penalty=log_penalty)
+        confidence = boundary_confidence(posterior, story_starts, half_window=config.CONFIDENCE_HALF_WINDOW)
+    else:
+        posterior = np.full(n, np.nan)
+        confidence = np.full(story_starts.shape[0], np.nan)
+    return Segmentation(story_starts.astype(np.int64), confidence, posterior, states)

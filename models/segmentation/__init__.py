@@ -1,0 +1,64 @@
+"""Finds and loads story-segmentation models.
+
+The shipped default, ``newsscape.npz`` beside this file, was trained on four
+NewsScape channel-days of broadcast-news captions (learned parameters only; see
+``docs/segmentation.md``). Models a user trains with ``segment train --out NAME``
+live in ``<user data>/models/segmentation/NAME.npz``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from engine.errors import ModelError, ParameterError
+from engine.paths import models_dir
+
+#: The model shipped with Earshot.
+DEFAULT_MODEL_PATH = Path(__file__).with_name("newsscape.npz")
+DEFAULT_MODEL_NAME = "newsscape"
+
+
+def user_models_dir() -> Path:
+    """Folder of segmentation models trained by the user."""
+    return models_dir() / "segmentation"
+
+
+def model_path(name: str | Path | None = None) -> Path:
+    """Where the model called ``name`` lives (a path is returned as it is).
+
+    Names are looked up among the user's models first, then the shipped ones.
+    """
+    if name is None or str(name) == DEFAULT_MODEL_NAME:
+        return DEFAULT_MODEL_PATH
+    text = str(name)
+    if text.endswith(".npz") or "/" in text or "\\" in text:
+        return Path(text)
+    if not text.replace("-", "").replace("_", "").replace(".", "").isalnum():
+        raise ParameterError(f"model name {text!r} may hold only letters, digits, '-', '_' and '.'")
+    for folder in (user_models_dir(), DEFAULT_MODEL_PATH.parent):
+        candidate = folder / f"{text}.npz"
+        if candidate.is_file():
+            return candidate
+    return user_models_dir() / f"{text}.npz"
+
+
+def load_model(name: str | Path | None = None):
+    """Load a segmentation model by name or path; None gives the shipped default.
+
+    Raises
+    ------
+    ModelError
+        If there is no such model or it cannot be read.
+    """
+    path = model_path(name)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such segmentation model")
+    return _load_cached(str(path.resolve()), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: str, mtime_ns: int):
+    from engine.segment.model import SegmentationModel
+
+    return SegmentationModel.load(path)

@@ -1,0 +1,91 @@
+"""The streaming feature front end: block-size invariance, units on textbook signals, bad inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.detect.features import FEATURE_NAMES, FeatureExtractor, frame_features
+from engine.errors import ParameterError
+
+SR = 16000
+
+
+def tone(freqs, seconds, *, amplitude=0.5):
+    t = np.arange(round(seconds * SR)) / SR
+    x = sum(np.sin(2 * np.pi * f * t) for f in freqs)
+    return (amplitude * x / len(freqs)).astype(np.float32)
+
+
+def test_features_do_not_depend_on_block_size(rng):
+    audio = (rng.standard_normal(SR * 3) * 3000).astype(np.int16)
+    whole = frame_features(audio, sr=SR, block_seconds=10.0)
+    extractor = FeatureExtractor(sr=SR)
+    i = 0
+    while i < len(audio):
+        n = int(rng.integers(1, 3000))
+        extractor.feed(audio[i : i + n])
+        i += n
+    pieces = extractor.finish()
+    for name in (*FEATURE_NAMES, "vad"):
+        np.testing.assert_allclose(getattr(pieces, name), getattr(whole, name), rtol=1e-4, atol=1e-4, err_msg=name)
+
+
+@pytest.mark.parametrize("n_samples", [1, 159, 160, 161, 16000, 16001])
+def test_one_frame_per_started_hop(n_samples):
+    features = frame_features(np.zeros(n_samples, dtype=np.int16), sr=SR)
+    assert features.n_frames == -(-n_samples // 160)
+    assert features.vad.shape == (n_samples // 480,)
+    assert all(getattr(features, name).dtype == np.float32 for name in FEATURE_NAMES)
+
+
+def test_full_scale_sine_reads_minus_three_db():
+    features = frame_features(tone([1000.0], 1.0, amplitude=1.0), sr=SR)
+    np.testing.assert_allclose(features.energy_db[10:-10], -3.01, atol=0.1)
+    np.testing.assert_allclose(features.vowel_db[10:-10], -3.01, atol=0.1)  # 1 kHz is in the vowel band
+
+
+def test_digital_silence_sits_at_the_floor():
+    features = frame_features(np.zeros(SR, dtype=np.int16), sr=SR)
+    assert features.energy_db.max() <= -99.0
+
+
+def test_harmonic_tone_is_voiced_stable_and_tonal_noise_is_not(rng):
+    chord = frame_features(tone([220.0, 440.0, 660.0, 880.0], 1.0), sr=SR)
+    noise = frame_features((0.1 * rng.standard_normal(SR)).astype(np.float32), sr=SR)
+    inner = slice(15, -15)
+    assert chord.voicing[inner].min() > 0.9
+    assert np.median(noise.voicing[inner]) < 0.4
+    assert chord.chroma_stability[inner].min() > 0.99
+    assert np.median(chord.flatness[inner]) < -2.0
+    assert np.median(noise.flatness[inner]) > -0.3  # white noise: flat
+    assert np.median(chord.flux[inner]) < 0.05  # a held chord barely changes
+
+
+def test_memory_per_hour_of_features():
+    features = frame_features(np.zeros(SR * 2, dtype=np.int16), sr=SR)
+    per_hour = features.nbytes / features.duration * 3600
+    assert per_hour < 12e6  # about 10 MB an hour: flat enough for a 3-hour file
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: FeatureExtractor(sr=22050), "sr must be one of"),
+        (lambda: FeatureExtractor(vad_aggressiveness=4), "vad_aggressiveness must be 0, 1, 2 or 3"),
+        (lambda: FeatureExtractor().feed(np.zeros((10, 2), dtype=np.int16)), "must be mono"),
+        (lambda: FeatureExtractor().feed(np.zeros(10, dtype=np.int32)), "integer blocks must be int16"),
+    ],
+    ids=["bad-rate", "bad-aggressiveness", "stereo", "int32"],
+)
+def test_bad_inputs_raise_parameter_error(make, message):
+    with pytest.raises(ParameterError, match=message):
+        make()
+
+
+def test_feed_after_finish_raises():
+    extractor = FeatureExtractor()
+    extractor.feed(np.zeros(100, dtype=np.int16))
+    extractor.finish()
+    with pytest.raises(ParameterError, match=r"feed\(\) after finish\(\)"):
+        extractor.feed(np.zeros(100, dtype=np.int16))

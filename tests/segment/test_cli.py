@@ -1,0 +1,65 @@
+"""The ``segment`` command: train, run, eval and explain on small files."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+# engine.cli re-exports the function main, which shadows the module of the same name.
+cli_main = importlib.import_module("engine.cli.main")
+
+
+@pytest.fixture
+def cli(monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_main, "COMMAND_MODULES", ("engine.cli.segment_cmd",))
+    monkeypatch.setenv("EARSHOT_DATA_DIR", str(tmp_path / "data"))
+    return cli_main.main
+
+
+@pytest.fixture
+def corpus(tmp_path, lee_articles):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"doc{i}.txt").write_text("\n\n".join(lee_articles[i * 30 : (i + 1) * 30]), encoding="utf-8")
+    return folder
+
+
+def test_train_run_eval_explain(cli, corpus, tmp_path, capsys):
+    assert cli(["segment", "train", "--corpus", str(corpus), "--out", "tiny", "--no-tune"]) == 0
+    out = capsys.readouterr().out
+    assert "trained on 3 transcripts" in out and (tmp_path / "data/models/segmentation/tiny.npz").is_file()
+
+    doc = corpus / "doc0.txt"
+    assert cli(["segment", "run", str(doc), "--model", "tiny", "--json"]) == 0
+    stories = json.loads(capsys.readouterr().out)["stories"]
+    assert stories[0]["start_word"] == 0 and all(0 <= s["confidence"] <= 1 for s in stories)
+
+    assert cli(["segment", "eval", "--corpus", str(corpus), "--model", "tiny", "--json"]) == 0
+    scores = json.loads(capsys.readouterr().out)
+    assert set(scores) == {"doc0.txt", "doc1.txt", "doc2.txt", "ALL"}
+
+    out_dir = tmp_path / "explain"
+    assert cli(["segment", "explain", str(doc), "--truth", str(doc), "--out", str(out_dir), "--model", "tiny"]) == 0
+    assert (out_dir / "explain.json").is_file()
+    assert (out_dir / "length_histogram.png").stat().st_size > 0
+    assert (out_dir / "likelihood_ratio_total.png").is_file()
+    data = json.loads((out_dir / "explain.json").read_text())
+    assert len(data["state_path"]["true"]) == data["n_words"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["segment", "run", "nowhere.txt3"], "nowhere.txt3: no such transcript file"),
+        (["segment", "train", "--corpus", "nowhere", "--out", "x"], "nowhere: not a folder"),
+        (["segment", "run", "x.txt", "--model", "missing-model"], "no such"),
+    ],
+    ids=["missing-recording", "missing-corpus", "missing-model"],
+)
+def test_bad_input_is_one_line_error(cli, capsys, argv, message):
+    assert cli(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("earshot: error: ") and message in err

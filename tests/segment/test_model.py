@@ -1,0 +1,90 @@
+"""Training, saving, loading and the public segment_words API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.errors import ModelError, ParameterError
+from engine.segment import Hyperparameters, SegmentationModel, segment_words, train_model
+from engine.segment.experiments import score
+from engine.segment.text import choi_documents, concatenate_articles
+
+
+def test_model_round_trips_through_its_file(small_model, newsscape_days, tmp_path):
+    path = small_model.save(tmp_path / "m")
+    assert path.name == "m.npz"
+    loaded = SegmentationModel.load(path)
+    day = newsscape_days[0].slice(0, 3000)
+    a = segment_words(day.words, starts=day.starts, ends=day.ends, model=small_model)
+    b = segment_words(day.words, starts=day.starts, ends=day.ends, model=loaded)
+    np.testing.assert_array_equal(a.story_starts, b.story_starts)
+    np.testing.assert_allclose(a.confidence, b.confidence, rtol=1e-5)
+    assert loaded.hyper == small_model.hyper and loaded.max_state == 120
+
+
+def test_segmentation_result_is_consistent(small_model, newsscape_days):
+    day = newsscape_days[0].slice(0, 5000)
+    result = segment_words(day.words, starts=day.starts, ends=day.ends, model=small_model)
+    assert result.story_starts[0] == 0 and np.all(np.diff(result.story_starts) > 0)
+    assert result.confidence.shape == result.story_starts.shape
+    assert np.all((result.confidence >= 0) & (result.confidence <= 1)) and result.confidence[0] == 1.0
+    assert result.boundary_posterior.shape == (5000,)
+    assert np.all((result.boundary_posterior >= 0) & (result.boundary_posterior <= 1 + 1e-12))
+    spans = result.spans()
+    assert spans[0][0] == 0 and spans[-1][1] == 5000
+    # More penalty, more stories.
+    more = segment_words(day.words, starts=day.starts, ends=day.ends, model=small_model,
+                         log_penalty=small_model.hyper.log_penalty + 3, with_posteriors=False)
+    assert more.story_starts.size >= result.story_starts.size
+
+
+def test_lee_model_finds_article_boundaries(lee_articles, rng):
+    train = concatenate_articles(lee_articles[:200], per_document=40)
+    model = train_model(train, hyper=Hyperparameters(n_bins=8, state_bandwidth=0.2, length_bandwidth=0.2, log_penalty=3.0))
+    test = choi_documents(lee_articles[300:], n_documents=6, articles_per_document=8, rng=rng)
+    hyps = [segment_words(t.words, model=model, with_posteriors=False).story_starts for t in test]
+    scores = score(test, hyps)
+    nothing = score(test, [np.zeros(1, dtype=np.int64)] * len(test))
+    assert scores.tdt_cost < 0.75 * nothing.tdt_cost
+    assert scores.pk < 0.8 * nothing.pk
+
+
+def test_shipped_default_model_loads_and_runs():
+    from models.segmentation import DEFAULT_MODEL_PATH, load_model
+
+    if not DEFAULT_MODEL_PATH.is_file():
+        pytest.skip("default model not built")
+    model = load_model()
+    assert model.max_state == 250 and len(model.feature_names) == 8
+    words = ["the", "fire", "burned", "all", "night", "in", "the", "hills", "firefighters", "said", "today"] * 20
+    result = segment_words(words)
+    assert result.story_starts[0] == 0
+
+
+def test_unknown_model_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("EARSHOT_DATA_DIR", str(tmp_path))
+    with pytest.raises(ModelError, match=r"no-such-model.npz: no such segmentation model"):
+        segment_words(["a"], model="no-such-model")
+
+
+def test_empty_input_gives_no_stories(small_model):
+    result = segment_words([], model=small_model)
+    assert result.story_starts.size == 0 and result.spans() == []
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [("one string", "must be a sequence of words, not one string"), (["a", "b c"], "word 1 is empty or contains")],
+    ids=["string", "word-with-space"],
+)
+def test_bad_words(small_model, words, message):
+    with pytest.raises(ParameterError, match=message):
+        segment_words(words, model=small_model)
+
+
+def test_bad_hyperparameters(newsscape_days):
+    with pytest.raises(ParameterError, match="n_bins must be an integer >= 2, got 1"):
+        train_model([newsscape_days[0].slice(0, 2000)], hyper=Hyperparameters(n_bins=1))
+    with pytest.raises(ParameterError, match="max_state \\(L\\) must be >= 1, got 0"):
+        train_model([newsscape_days[0].slice(0, 2000)], max_state=0)
