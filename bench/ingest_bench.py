@@ -46,7 +46,8 @@ if __name__ == "__main__":
     wall = time.perf_counter() - t0
     print(json.dumps({{"wall": wall, "files": [
         {{"state": o.state.value, "message": o.message, "audio": o.audio_seconds,
-          "decode": o.times.decode, "transcribe": o.times.transcribe, "store": o.times.store}} for o in out]}}))
+          "decode": o.times.decode, "transcribe": o.times.transcribe, "detect": o.times.detect,
+          "analyze": o.times.analyze, "store": o.times.store}} for o in out]}}))
 """
 
 
@@ -133,8 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=int, nargs="+", default=[10, 60])
     ap.add_argument("--engines", nargs="+", default=["vosk", "pocketsphinx"])
     ap.add_argument("--parallel-minutes", type=int, default=10, help="length of each file in the 2-worker test")
+    ap.add_argument("--parallel-first", action="store_true", help="run the 2-worker test before the long runs")
     args = ap.parse_args(argv)
     rows: list[dict[str, object]] = []
+    parallel: dict[str, object] = {}
+    if args.parallel_first:
+        parallel = parallel_run(args.engines[0], args.parallel_minutes)
     for engine in args.engines:
         spec, language = specs()[engine]
         for minutes in args.minutes:
@@ -145,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             row: dict[str, object] = {
                 "engine": engine, "model": spec[1], "minutes": minutes, "audio_s": audio,
                 "rtf_decode": f["decode"] / audio, "rtf_recognise": f["transcribe"] / audio,
+                "rtf_detect": f["detect"] / audio, "rtf_analyze": f["analyze"] / audio,
                 "rtf_store": f["store"] / audio, "rtf_ingest": r["process_wall"] / audio,
                 "rss_job_mb": r["rss_job_mb"], "rss_worker_mb": r["rss_worker_mb"],
             }
@@ -154,19 +160,26 @@ def main(argv: list[str] | None = None) -> int:
                            ratio_to_peer=r["process_wall"] / peer["wall"])
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
-    parallel: dict[str, object] = {}
-    spec, language = specs()[args.engines[0]]
-    wav = broadcast(language, args.parallel_minutes)
+            write_results(rows, parallel)  # keep what is measured if a long run is stopped
+    if not args.parallel_first:
+        parallel = parallel_run(args.engines[0], args.parallel_minutes)
+    write_results(rows, parallel)
+    return 0
+
+
+def parallel_run(engine: str, minutes: int) -> dict[str, object]:
+    """Two copies of one broadcast on one worker, then on two."""
+    spec, language = specs()[engine]
+    wav = broadcast(language, minutes)
     with tempfile.TemporaryDirectory() as tmp:
         twin = Path(tmp) / "twin.wav"
         twin.write_bytes(wav.read_bytes())
         one = ingest([wav, twin], spec, 1)
         two = ingest([wav, twin], spec, 2)
-    parallel = {"engine": args.engines[0], "file_minutes": args.parallel_minutes, "one_worker_s": one["process_wall"],
+    parallel = {"engine": engine, "file_minutes": minutes, "one_worker_s": one["process_wall"],
                 "two_workers_s": two["process_wall"], "speedup": one["process_wall"] / two["process_wall"]}
-    print(json.dumps(parallel), file=sys.stderr)
-    write_results(rows, parallel)
-    return 0
+    print(json.dumps(parallel), file=sys.stderr, flush=True)
+    return parallel
 
 
 def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) -> None:
@@ -175,18 +188,22 @@ def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) ->
             "python": platform.python_version()}
     (RESULTS / "ingest.json").write_text(json.dumps({"meta": meta, "runs": rows, "parallel": parallel}, indent=1))
     lines = [
-        "| engine / model | audio | RTF decode | RTF recognise | RTF store | RTF ingest | vosk-transcriber RTF | ours / peer |"
-        " peak RSS job / worker |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| engine / model | audio | RTF decode | RTF recognise | RTF detectors | RTF stories+entities | RTF store |"
+        " RTF ingest | vosk-transcriber RTF | ours / peer | peak RSS job / worker |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         peer = f"{r['rtf_peer']:.3f}" if "rtf_peer" in r else "n/a"
         ratio = f"{r['ratio_to_peer']:.2f}" if "ratio_to_peer" in r else "n/a"
         lines.append(
             f"| {r['engine']} / {r['model']} | {r['minutes']} min | {r['rtf_decode']:.4f} | {r['rtf_recognise']:.3f} |"
+            f" {r['rtf_detect']:.4f} | {r['rtf_analyze']:.4f} |"
             f" {r['rtf_store']:.5f} | {r['rtf_ingest']:.3f} | {peer} | {ratio} |"
             f" {r['rss_job_mb']:.0f} MB / {r['rss_worker_mb']:.0f} MB |"
         )
+    if not parallel:
+        (RESULTS / "ingest.md").write_text("\n".join(lines) + "\n")
+        return
     lines += [
         "",
         f"Two {parallel['file_minutes']}-minute files, {parallel['engine']}: one worker {parallel['one_worker_s']:.0f} s, "

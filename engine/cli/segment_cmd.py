@@ -70,13 +70,26 @@ def _help(parser) -> int:
     return 2
 
 
-def _load_transcript(rec: str):
-    from engine.segment.text import read_transcript
+def _load_transcript(rec: str, args=None):
+    """A transcript file (.txt3 or plain text), or else a recording in the index."""
+    from engine.segment.text import Transcript, read_transcript
 
     path = Path(rec)
-    if not path.exists():
-        raise NotFoundError(f"{rec}: no such transcript file (recordings in the index are not yet supported here)")
-    return read_transcript(path)
+    if path.is_file():
+        return read_transcript(path)
+    if args is None:
+        raise NotFoundError(f"{rec}: no such transcript file")
+    from engine.cli.common import open_store
+
+    with open_store(args) as store:
+        recording = store.recording(rec)
+        words = store.words(recording["id"])
+    return Transcript(
+        words=[w["text"] for w in words],
+        starts=np.array([w["start"] for w in words], dtype=np.float64),
+        ends=np.array([w["end"] for w in words], dtype=np.float64),
+        name=recording["name"],
+    )
 
 
 def _default_corpus() -> Path:
@@ -109,7 +122,7 @@ def _train(args) -> int:
 def _run(args) -> int:
     from engine.segment.segmenter import segment_words
 
-    transcript = _load_transcript(args.rec)
+    transcript = _load_transcript(args.rec, args)
     result = segment_words(transcript.words, starts=transcript.starts, ends=transcript.ends,
                            model=args.model, log_penalty=args.penalty)
     stories = []
@@ -196,7 +209,7 @@ def _explain(args) -> int:
     from engine.segment.plots import write_explanation
     from engine.segment.segmenter import resolve_model
 
-    transcript = _load_transcript(args.rec)
+    transcript = _load_transcript(args.rec, args)
     truth = _read_truth(args.truth, len(transcript))
     data = explain(resolve_model(args.model), transcript, truth, log_penalty=args.penalty)
     written = write_explanation(data, args.out)
