@@ -1,4 +1,4 @@
-"""``list``, ``show``, ``export``, ``search`` and ``remove``: reading the index."""
+"""``list``, ``show``, ``export`` and ``remove``: reading the index."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from engine.cli.common import open_store, positive_int
+from engine.cli.common import open_store
 from engine.errors import EarshotError
 from engine.export import FORMATS, export_transcript
 
@@ -31,12 +31,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--format", choices=FORMATS, default="srt")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(func=run_export)
-
-    p = subparsers.add_parser("search", help="full-text search over all transcripts")
-    p.add_argument("query", metavar="QUERY")
-    p.add_argument("--limit", type=positive_int, default=20)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=run_search)
 
     p = subparsers.add_parser("remove", help="remove a recording from the index (the file is left alone)")
     p.add_argument("recording", metavar="REC", help="recording id, path or name")
@@ -126,20 +120,6 @@ def run_export(args: argparse.Namespace) -> int:
         print(f"wrote {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    return 0
-
-
-def run_search(args: argparse.Namespace) -> int:
-    with open_store(args) as store:
-        hits = store.search_segments(args.query, limit=args.limit)
-    if args.json:
-        print(json.dumps(hits, ensure_ascii=False, indent=1))
-        return 0
-    if not hits:
-        print(f"no matches for {args.query!r}")
-        return 0
-    for h in hits:
-        print(f"{h['name']}  {_clock(h['start'])}-{_clock(h['end'])}  {-h['rank']:.3f}  {h['snippet']}")
     return 0
 
 

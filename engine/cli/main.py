@@ -21,6 +21,7 @@ log = logging.getLogger("earshot")
 COMMAND_MODULES = (
     "engine.cli.ingest_cmd",
     "engine.cli.library_cmd",
+    "engine.cli.search_cmd",
     "engine.cli.models_cmd",
     "engine.cli.rasch_cmd",
     "engine.cli.entities_cmd",

@@ -82,7 +82,10 @@ def _load_transcript(rec: str, args=None):
     from engine.cli.common import open_store
 
     with open_store(args) as store:
-        recording = store.recording(rec)
+        try:
+            recording = store.recording(rec)
+        except NotFoundError:
+            raise NotFoundError(f"{rec}: no such transcript file, nor a recording in the index") from None
         words = store.words(recording["id"])
     return Transcript(
         words=[w["text"] for w in words],

@@ -131,6 +131,94 @@ def _initial(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX jobs_status ON jobs (status)")
 
 
+def _passage_stats(db: sqlite_utils.Database) -> None:
+    """Statistics for passage search (engine/search), written by ``index_passages``.
+
+    Blocks are half-passages of 50 stopped tokens inside one story ("doc"); a
+    passage is two neighbouring blocks. Every row hangs off its recording with
+    ON DELETE CASCADE; triggers keep the block full-text index and the
+    library-wide term counts in step when rows go.
+    """
+    db.execute(
+        """CREATE TABLE search_terms (
+            id INTEGER PRIMARY KEY,
+            text TEXT NOT NULL UNIQUE,
+            cf INTEGER NOT NULL DEFAULT 0,   -- occurrences in the library (stopped tokens)
+            df INTEGER NOT NULL DEFAULT 0    -- passages that contain it
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE search_recording_terms (
+            recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+            term_id INTEGER NOT NULL,
+            cf INTEGER NOT NULL,
+            df INTEGER NOT NULL,
+            PRIMARY KEY (recording_id, term_id)
+        ) WITHOUT ROWID"""
+    )
+    db.execute(
+        """CREATE TRIGGER search_recording_terms_ad AFTER DELETE ON search_recording_terms BEGIN
+            UPDATE search_terms SET cf = cf - OLD.cf, df = df - OLD.df WHERE id = OLD.term_id;
+        END"""
+    )
+    db.execute(
+        """CREATE TABLE search_recordings (
+            recording_id INTEGER PRIMARY KEY REFERENCES recordings(id) ON DELETE CASCADE,
+            n_tokens INTEGER NOT NULL,       -- stopped tokens
+            n_blocks INTEGER NOT NULL,
+            n_passages INTEGER NOT NULL,
+            passage_tokens INTEGER NOT NULL, -- sum of passage lengths (passages overlap)
+            n_docs INTEGER NOT NULL,
+            words_per_second REAL NOT NULL,  -- over the time words are spoken
+            broadcast_date TEXT              -- YYYY-MM-DD from the name, else the ingest day
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE search_docs (
+            id INTEGER PRIMARY KEY,
+            recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+            story_idx INTEGER,               -- NULL: words outside any story
+            first_block INTEGER NOT NULL,
+            n_blocks INTEGER NOT NULL,
+            first_word INTEGER NOT NULL,
+            last_word INTEGER NOT NULL,
+            start REAL NOT NULL,
+            end REAL NOT NULL,
+            char_start INTEGER NOT NULL,
+            char_end INTEGER NOT NULL,       -- exclusive
+            n_tokens INTEGER NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX search_docs_recording ON search_docs (recording_id)")
+    db.execute(
+        """CREATE TABLE search_blocks (
+            id INTEGER PRIMARY KEY,
+            recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+            doc_id INTEGER NOT NULL,
+            idx INTEGER NOT NULL,            -- block number inside its doc
+            first_word INTEGER NOT NULL,
+            last_word INTEGER NOT NULL,
+            start REAL NOT NULL,
+            end REAL NOT NULL,
+            char_start INTEGER NOT NULL,
+            char_end INTEGER NOT NULL,       -- exclusive
+            n_tokens INTEGER NOT NULL,
+            tokens BLOB NOT NULL,            -- int32 term ids in text order
+            positions BLOB NOT NULL,         -- int32 word index of each token
+            word_chars BLOB NOT NULL         -- int32 char offset of each word, then char_end + 1
+        )"""
+    )
+    db.execute("CREATE INDEX search_blocks_doc ON search_blocks (doc_id)")
+    db.execute("CREATE INDEX search_blocks_recording ON search_blocks (recording_id, first_word)")
+    db.execute("CREATE VIRTUAL TABLE search_blocks_fts USING fts5(text, tokenize='unicode61', detail='column')")
+    db.execute(
+        """CREATE TRIGGER search_blocks_ad AFTER DELETE ON search_blocks BEGIN
+            DELETE FROM search_blocks_fts WHERE rowid = OLD.id;
+        END"""
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
+    ("0002_passage_stats", _passage_stats),
 ]

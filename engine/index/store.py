@@ -237,11 +237,13 @@ class Store:
             raise StorageError(f"cannot order recordings by {order_by!r}")
         return [dict(r) for r in self.db.query(f"SELECT * FROM recordings ORDER BY {order_by}")]
 
-    def save_recording(self, rec: NewRecording) -> int:
+    def save_recording(self, rec: NewRecording, *, then: Callable[[int], object] | None = None) -> int:
         """Write a finished transcript; replaces any recording at the same path.
 
-        Recording, words and search segments go in one transaction: a reader
-        sees the old transcript or the new one, never a mixture or a part.
+        Recording, words, search segments, events, stories and entities go in
+        one transaction, together with whatever ``then(recording_id)`` writes
+        (e.g. the passage index): a reader sees the old transcript or the new
+        one, never a mixture or a part.
         """
         with self.atomic():
             old = self.recording_by_path(rec.path)
@@ -278,6 +280,8 @@ class Store:
                     for k, (a, b) in enumerate(rec.segments)
                 ),
             )
+            if then is not None:
+                then(rec_id)
         return rec_id
 
     def _insert_events(self, rec_id: int, events: Sequence[EventRow]) -> None:

@@ -23,6 +23,7 @@ from engine.errors import AudioError, EarshotError, ParameterError
 from engine.index.store import NewRecording, Store, WordRow
 from engine.ingest.transcribe import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
+from engine.search.index import index_passages
 
 log = logging.getLogger("earshot.ingest")
 
@@ -222,7 +223,10 @@ class IngestJob:
         assert info is not None
         t0 = time.perf_counter()
         try:
-            outcome.recording_id = store.save_recording(_as_new_recording(outcome, info, transcript, self.spec))
+            outcome.recording_id = store.save_recording(
+                _as_new_recording(outcome, info, transcript, self.spec),
+                then=lambda rec_id: index_passages(store, rec_id),
+            )
         except EarshotError as exc:
             self._finish(store, outcome, JobState.FAILED, f"{outcome.path}: cannot store: {exc}")
             return

@@ -53,7 +53,7 @@ def test_train_run_eval_explain(cli, corpus, tmp_path, capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["segment", "run", "nowhere.txt3"], "nowhere.txt3: no such transcript file"),
+        (["segment", "run", "nowhere.txt3"], "nowhere.txt3: no such transcript file, nor a recording in the index"),
         (["segment", "train", "--corpus", "nowhere", "--out", "x"], "nowhere: not a folder"),
         (["segment", "run", "x.txt", "--model", "missing-model"], "no such"),
     ],

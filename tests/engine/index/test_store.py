@@ -185,3 +185,18 @@ def test_x_duration_must_match_the_words(store: Store) -> None:
     with pytest.raises(StorageError, match=r"/r/a.wav: 2 X-duration values for 3 words"):
         store.save_recording(NewRecording(**{**base.__dict__, "x_duration": [0.0, 0.0]}))
     assert store.counts()["recordings"] == 0
+
+
+def test_work_done_in_then_commits_or_fails_with_the_transcript(store: Store) -> None:
+    def index_more(rec_id: int) -> None:
+        store.conn.execute("INSERT INTO events (recording_id, type, start, end) VALUES (?, 'marker', 0, 1)", [rec_id])
+
+    rid = store.save_recording(_recording("/r/a.wav", "one two three four"), then=index_more)
+    assert [e["type"] for e in store.events(rid)] == ["marker"]
+
+    def fail(rec_id: int) -> None:
+        raise StorageError("passage index full")
+
+    with pytest.raises(StorageError, match="passage index full"):
+        store.save_recording(_recording("/r/b.wav", "five six seven eight", h="h2"), then=fail)
+    assert [r["name"] for r in store.recordings()] == ["a.wav"]

@@ -1,0 +1,1 @@
+"""Evaluation of Earshot's outputs against ground truth."""

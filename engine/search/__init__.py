@@ -1,0 +1,29 @@
+"""Hot-spot passage search over word-timed transcripts (Wade and Allan's passage models).
+
+Public API::
+
+    from engine.search import index_passages, search, SearchFilters
+    index_passages(store, recording_id)   # at ingest, inside store.atomic()
+    hits = search(store, "flood warning", model="mm", limit=20)
+    hits[0].start, hits[0].end, hits[0].snippet
+
+See ``docs/search.md`` for the models, the statistics kept in the index, the
+hot-spot blend and the evaluation.
+"""
+
+from engine.search.config import DEFAULT_MODEL, MODELS
+from engine.search.index import index_passages, transcript_text
+from engine.search.models import ModelParams
+from engine.search.query import Event, Hit, SearchFilters, search
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MODELS",
+    "Event",
+    "Hit",
+    "ModelParams",
+    "SearchFilters",
+    "index_passages",
+    "search",
+    "transcript_text",
+]

@@ -1,0 +1,90 @@
+"""Sizes, weights and defaults of passage search, in one place.
+
+Kernels take every number they need as an argument; the defaults come from here.
+Names follow Wade and Allan, "Passage Retrieval and Evaluation" (UMass CIIR, 2005),
+sections 2-4.
+"""
+
+from __future__ import annotations
+
+#: A passage is this many stopped (non-stop-word) tokens, section 4: "an index of
+#: stopped 100 word, half-overlapping passages". Windows start every
+#: ``PASSAGE_TOKENS // 2`` tokens, so the index stores half-passages ("blocks")
+#: and a passage is two neighbouring blocks of one story.
+PASSAGE_TOKENS = 100
+BLOCK_TOKENS = PASSAGE_TOKENS // 2
+
+#: Models available by name; the first is the default (section 3).
+MODELS = ("mm", "tfidf", "ql", "rmp", "rmd", "qwd")
+DEFAULT_MODEL = "mm"
+
+#: Jelinek-Mercer weight of the collection model in query likelihood, eq. 8.
+QL_COLLECTION_WEIGHT = 0.5
+
+#: Relevance model (section 3.3): |R| feedback units, at most ``RM_TERMS`` terms
+#: each with P(w|R) >= ``RM_MIN_PROB``; the truncated model is renormalised,
+#: smoothed with the collection model restricted to its own terms (weight
+#: ``RM_COLLECTION_WEIGHT``), then mixed with the query's maximum-likelihood
+#: model (weight ``RM_QUERY_WEIGHT``, eq. 11).
+RM_FEEDBACK = 20
+RM_TERMS = 100
+RM_MIN_PROB = 0.001
+RM_COLLECTION_WEIGHT = 0.1
+RM_QUERY_WEIGHT = 0.5
+
+#: Mixture model weights, eq. 14: corpus, document (story), passage.
+MM_WEIGHTS = (0.8, 0.1, 0.1)
+
+#: Query word density (section 3.6): the heaviest expanded-query term marks this
+#: many stopped tokens either side of each occurrence; the others proportionally
+#: less (rounded). Marked runs of at least ``QWD_MIN_CHARS`` characters are passages.
+QWD_MAX_RADIUS = 25
+QWD_MIN_CHARS = 400
+
+#: Candidate generation: the best ``CANDIDATE_BLOCKS`` blocks by SQLite FTS5's
+#: bm25 over the query's terms, then every block of the stories they come from,
+#: best story first, up to ``CANDIDATE_DOCS`` stories and ``CANDIDATE_BLOCK_BUDGET``
+#: blocks in all (a story bigger than the budget on its own is still taken whole
+#: when it comes first).
+CANDIDATE_BLOCKS = 1000
+CANDIDATE_DOCS = 50
+CANDIDATE_BLOCK_BUDGET = 1500
+#: FTS5 ranks every row its MATCH expression matches, so the expression takes the
+#: query's rarest terms while their estimated matching blocks (passage df / 2) add
+#: up to at most this many; the commoner terms still count in scoring. When even
+#: the rarest term matches more, the expression asks for all the terms together
+#: (and only when that finds nothing, for any of them).
+CANDIDATE_MATCH_BUDGET = 4000
+
+#: Hot-spot blend: final = text + HOTSPOT_WEIGHT * audio, where text is the model
+#: score min-max scaled to [0, 1] over the re-ranked head and audio is the
+#: weighted sum of the features below (each in [0, 1]). 0 ranks by text alone.
+HOTSPOT_WEIGHT = 0.15
+#: How many of the best text-ranked units the blend may re-order (at least the limit).
+HOTSPOT_DEPTH = 100
+#: Feature weights (they sum to 1).
+HOTSPOT_FEATURE_WEIGHTS = {"events": 0.5, "rate": 0.2, "entities": 0.3}
+#: Audio event types that mark a hot spot, and how much each counts (times the
+#: event's own score when it has one). The names are engine.detect's; "noise" is
+#: its steady non-speech sound such as crowds and cheering.
+HOTSPOT_EVENT_TYPES = {"applause": 1.0, "laughter": 1.0, "noise": 0.5}
+#: An event this close to a passage (seconds) counts as "around" it; the same
+#: margin decides the event-type filter and the events listed with a hit.
+EVENT_MARGIN_SECONDS = 5.0
+#: Speech-rate feature: |log(passage words per second / recording's)| divided by
+#: log(RATE_SCALE), capped at 1 (1.5: half again as fast or slow scores 1).
+RATE_SCALE = 1.5
+
+#: Snippet: this many words around the densest cluster of query words.
+SNIPPET_WORDS = 32
+SNIPPET_MARKS = ("[", "]")
+
+#: Evaluation (section 2): N of precision and bpref at min(N, R), in characters
+#: (the paper's 12,000) and in seconds (about the same text read aloud at
+#: broadcast speed, ~15 characters per second).
+EVAL_N_CHARS = 12_000
+EVAL_N_SECONDS = 800.0
+#: Seconds are measured in whole milliseconds.
+EVAL_SECONDS_RESOLUTION = 0.001
+#: Significance level used to print % improvement in comparison tables.
+EVAL_ALPHA = 0.05

@@ -1,0 +1,325 @@
+"""``search``: from typed words to the few seconds of the right recording.
+
+1. The query's terms (stop words out) and their library-wide statistics.
+2. Candidates through SQLite FTS5 (:mod:`engine.search.candidates`).
+3. A model scores the candidate units (:mod:`engine.search.models`).
+4. Hot-spot blend over the best units (:mod:`engine.search.hotspot`).
+5. Overlaps removed: a passage whose first half was already returned comes back
+   as its second half only, so no second of audio is listed twice.
+6. Hits with times, character spans, a snippet with the query words marked,
+   and the events around them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.errors import ParameterError
+from engine.index.store import Store
+from engine.search import config, hotspot, index
+from engine.search.candidates import CandidateLimits, Candidates, gather
+from engine.search.models import ModelParams, QueryStats, Ranking, rank
+from engine.search.text import fts_match, query_terms
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrict a search. Empty fields restrict nothing.
+
+    ``event_types``: only units with such an event within ``EVENT_MARGIN_SECONDS``;
+    ``entity``/``entity_type``: only units containing a named entity with that
+    text (case-insensitive, exact) and/or of that type; ``recordings``: ids;
+    ``date_from``/``date_to``: the recording's broadcast date (from its name,
+    else the day it was ingested), inclusive.
+    """
+
+    event_types: tuple[str, ...] = ()
+    entity: str | None = None
+    entity_type: str | None = None
+    recordings: tuple[int, ...] = ()
+    date_from: dt.date | str | None = None
+    date_to: dt.date | str | None = None
+
+    def to_index(self) -> index.Filters:
+        return index.Filters(
+            recording_ids=tuple(int(r) for r in self.recordings),
+            date_from=_iso(self.date_from), date_to=_iso(self.date_to),
+            event_types=tuple(self.event_types), entity=self.entity, entity_type=self.entity_type,
+        )
+
+    @property
+    def needs_block_check(self) -> bool:
+        return bool(self.event_types or self.entity or self.entity_type)
+
+
+@dataclass(frozen=True)
+class Event:
+    """An audio event near a hit, seconds from the start of the recording."""
+
+    type: str
+    start: float
+    end: float
+    score: float | None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One result: play ``path`` from ``start`` to ``end`` seconds."""
+
+    recording_id: int
+    name: str
+    path: str
+    start: float
+    end: float
+    score: float  # the hot-spot score when the blend is on, else the model's score
+    snippet: str  # query words marked with config.SNIPPET_MARKS
+    char_start: int  # span in the recording's transcript text (words joined by spaces), end exclusive
+    char_end: int
+    first_word: int
+    last_word: int
+    story_idx: int | None
+    model: str
+    text_score: float
+    features: dict[str, float] = field(default_factory=dict)
+    events: tuple[Event, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit: int = 20,
+           filters: SearchFilters | None = None, hotspot_weight: float | None = None, snippets: bool = True,
+           params: ModelParams | None = None) -> list[Hit]:
+    """The best ``limit`` passages for ``query`` under ``model`` (one of ``config.MODELS``).
+
+    ``hotspot_weight`` (default ``config.HOTSPOT_WEIGHT``; 0 = text only) blends
+    in the audio around each passage. ``snippets=False`` skips snippets and
+    events (evaluation runs). Read-only.
+    """
+    if model not in config.MODELS:
+        raise ParameterError(f"unknown model {model!r}; choose one of {', '.join(config.MODELS)}")
+    if limit < 1:
+        raise ParameterError(f"limit must be at least 1, got {limit}")
+    weight = config.HOTSPOT_WEIGHT if hotspot_weight is None else float(hotspot_weight)
+    if weight < 0:
+        raise ParameterError(f"hot-spot weight must be >= 0, got {weight}")
+    params = params or ModelParams()
+    filt = filters.to_index() if filters else None
+    counted = query_terms(query)
+    known = index.terms_by_text(store, list(counted))
+    if not known:
+        return []
+    texts = sorted(known)
+    stats = QueryStats(
+        term_ids=np.array([known[t][0] for t in texts], dtype=np.int64),
+        query_tf=np.array([counted[t] for t in texts], dtype=np.float64),
+        cf=np.array([known[t][1] for t in texts], dtype=np.float64),
+        df=np.array([known[t][2] for t in texts], dtype=np.float64),
+        totals=index.corpus_totals(store),
+        cf_lookup=lambda ids: index.collection_frequencies(store, ids),
+    )
+    limits = CandidateLimits(params.candidate_blocks, params.candidate_docs, params.candidate_block_budget)
+    cands = None
+    for plan in match_expressions(texts, stats.df, stats.totals.n_passages):
+        cands = gather(store, plan, limits=limits, filters=filt, with_word_chars=model == "qwd")
+        if cands is not None:
+            break
+    if cands is None:
+        return []
+    ranking = rank(cands, stats, model, params)
+    if filters is not None and filters.needs_block_check and len(ranking):
+        ranking = ranking.take(np.flatnonzero(_passes(store, cands, ranking, filters)))
+    if not len(ranking):
+        return []
+    order = np.argsort(-ranking.score, kind="stable")
+    head = order[: max(config.HOTSPOT_DEPTH, limit)] if weight > 0 else order[:limit]
+    _resolve_times(store, ranking, head)
+    final = ranking.score.copy()
+    features: dict[str, np.ndarray] = {}
+    if weight > 0:
+        features = _features(store, ranking, head, texts)
+        final[head] = hotspot.blend(ranking.score[head], features, weight=weight)
+        features = {k: _scatter(v, head, len(ranking)) for k, v in features.items()}
+        order = np.concatenate([head[np.argsort(-final[head], kind="stable")], order[len(head):]])
+    pieces = _without_overlaps(ranking, cands, order, limit)
+    return _hits(store, ranking, cands, pieces, final, features, model, texts, stats.term_ids, snippets)
+
+
+# -- steps --------------------------------------------------------------------------
+
+
+def match_expressions(texts: list[str], passage_df: np.ndarray, n_passages: int, *,
+                      budget: int | None = None) -> list[list[tuple[str, float]]]:
+    """Candidate-generation plans to try in order, each a list of (FTS5 MATCH expression, weight).
+
+    First the rarest terms, one expression each weighted by its IDF, while their estimated
+    matching blocks (passage df / 2) stay within ``budget`` (``config.CANDIDATE_MATCH_BUDGET``);
+    when even the rarest term matches more, all the terms together. Each plan after the first is
+    only tried when the one before found nothing (filters may exclude every rare-term block).
+    """
+    budget = config.CANDIDATE_MATCH_BUDGET if budget is None else budget
+    weights = np.log((n_passages + 1) / (passage_df + 0.5))
+    order = np.argsort(passage_df, kind="stable")
+    within = np.cumsum(passage_df[order] / 2) <= budget
+    each = [(fts_match([t]), float(w)) for t, w in zip(texts, weights, strict=True)]
+    if within[0]:
+        rare = [(fts_match([texts[i]]), float(weights[i])) for i in order[within]]
+        return [rare] if within.all() else [rare, each]  # the commoner terms only if the rare ones find nothing
+    return [[(fts_match(texts, every=True), float(weights.sum()))], each] if len(texts) > 1 else [each]
+
+
+def _iso(value: dt.date | str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    try:
+        return dt.date.fromisoformat(str(value)).isoformat()
+    except ValueError:
+        raise ParameterError(f"dates are YYYY-MM-DD, got {value!r}") from None
+
+
+def _passes(store: Store, cands: Candidates, ranking: Ranking, filters: SearchFilters) -> np.ndarray:
+    """Units with at least one block that satisfies the event and entity filters."""
+    ok_block = index.passing_blocks(store, cands.blocks["id"], filters.to_index())
+    cum = np.concatenate([[0], np.cumsum(ok_block)])
+    return cum[ranking.block_hi + 1] - cum[ranking.block_lo] > 0
+
+
+def _resolve_times(store: Store, ranking: Ranking, rows: np.ndarray) -> None:
+    """Fill the start and end seconds of the spans at ``rows`` from the words table (spans that
+    never come near the top are never looked up)."""
+    missing = rows[np.isnan(ranking.start[rows])]
+    if not len(missing):
+        return
+    pairs = [(int(r), int(w)) for r, w in zip(ranking.recording_id[missing], ranking.first_word[missing], strict=True)]
+    pairs += [(int(r), int(w)) for r, w in zip(ranking.recording_id[missing], ranking.last_word[missing], strict=True)]
+    times = index.word_times(store, pairs)
+    n = len(missing)
+    ranking.start[missing] = [times.get(p, (np.nan, np.nan))[0] for p in pairs[:n]]
+    ranking.end[missing] = [times.get(p, (np.nan, np.nan))[1] for p in pairs[n:]]
+
+
+def _features(store: Store, ranking: Ranking, rows: np.ndarray, terms: list[str]) -> dict[str, np.ndarray]:
+    rec = ranking.recording_id[rows]
+    start, end = ranking.start[rows], ranking.end[rows]
+    first, last = ranking.first_word[rows], ranking.last_word[rows]
+    recs = sorted({int(r) for r in rec})
+    info = index.recordings_by_id(store, recs)
+    baseline = np.array([info.get(int(r), {}).get("words_per_second", 0.0) for r in rec])
+    events = index.events_near(store, recs, list(config.HOTSPOT_EVENT_TYPES))
+    entities = index.entities_matching(store, recs, terms)
+    return {
+        "events": hotspot.event_feature(rec, start, end, events, type_weights=config.HOTSPOT_EVENT_TYPES,
+                                        margin=config.EVENT_MARGIN_SECONDS),
+        "rate": hotspot.rate_feature((last - first + 1).astype(np.float64), end - start, baseline,
+                                     scale=config.RATE_SCALE),
+        "entities": hotspot.entity_feature(rec, first, last, entities, terms),
+    }
+
+
+def _scatter(values: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros(n)
+    out[rows] = values
+    return out
+
+
+def _without_overlaps(ranking: Ranking, cands: Candidates, order: np.ndarray, limit: int
+                      ) -> list[tuple[int, int, int]]:
+    """(unit row, first block, last block) of the first ``limit`` units in ``order``, each cut
+    to the blocks no better unit returned. Only fixed passages overlap one another."""
+    if ranking.kind != "passage":
+        return [(int(r), int(ranking.block_lo[r]), int(ranking.block_hi[r])) for r in order[:limit]]
+    covered = np.zeros(len(cands.blocks["id"]), dtype=bool)
+    out: list[tuple[int, int, int]] = []
+    for r in order:
+        lo, hi = int(ranking.block_lo[r]), int(ranking.block_hi[r])
+        free = np.flatnonzero(~covered[lo : hi + 1])
+        if not len(free):
+            continue
+        out.append((int(r), lo + int(free[0]), lo + int(free[-1])))  # two blocks at most: contiguous
+        covered[lo : hi + 1] = True
+        if len(out) == limit:
+            break
+    return out
+
+
+def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]], final: np.ndarray,
+          features: dict[str, np.ndarray], model: str, terms: list[str], term_ids: np.ndarray, snippets: bool
+          ) -> list[Hit]:
+    if not pieces:
+        return []
+    b = cands.blocks
+    rows = np.array([p[0] for p in pieces])
+    spans = []
+    for r, lo, hi in pieces:
+        whole = lo == ranking.block_lo[r] and hi == ranking.block_hi[r]
+        if whole:
+            spans.append((int(ranking.first_word[r]), int(ranking.last_word[r]), float(ranking.start[r]),
+                          float(ranking.end[r]), int(ranking.char_start[r]), int(ranking.char_end[r])))
+        else:
+            spans.append((int(b["first_word"][lo]), int(b["last_word"][hi]), float(b["start"][lo]),
+                          float(b["end"][hi]), int(b["char_start"][lo]), int(b["char_end"][hi])))
+    recs = ranking.recording_id[rows]
+    info = index.recordings_by_id(store, [int(r) for r in recs])
+    story = cands.docs["story_idx"][ranking.doc[rows]]
+    texts = _snippets(store, ranking, cands, pieces, spans, term_ids) if snippets else [""] * len(pieces)
+    near = _events_near(store, recs, spans) if snippets else [()] * len(pieces)
+    hits = []
+    for k, (r, _, _) in enumerate(pieces):
+        first, last, start, end, c0, c1 = spans[k]
+        rec = info.get(int(recs[k]), {"name": "", "path": ""})
+        hits.append(Hit(
+            recording_id=int(recs[k]), name=str(rec["name"]), path=str(rec["path"]), start=start, end=end,
+            score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
+            story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
+            features={name: float(v[r]) for name, v in features.items()}, events=near[k],
+        ))
+    return hits
+
+
+def _snippets(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]],
+              spans: list[tuple[int, int, float, float, int, int]], term_ids: np.ndarray) -> list[str]:
+    """About ``SNIPPET_WORDS`` words of each hit around its densest run of query words, those marked."""
+    width = config.SNIPPET_WORDS
+    windows, marks = [], []
+    for k, (r, _, _) in enumerate(pieces):
+        first, last = spans[k][0], spans[k][1]
+        pos = cands.tokens["position"][ranking.tok_lo[r] : ranking.tok_hi[r]]
+        hit = np.isin(cands.tokens["term"][ranking.tok_lo[r] : ranking.tok_hi[r]], term_ids)
+        pos = pos[hit & (pos >= first) & (pos <= last)]
+        a = first
+        if len(pos):
+            starts = pos - width // 4
+            counts = np.searchsorted(pos, starts + width) - np.searchsorted(pos, starts)
+            a = int(starts[int(np.argmax(counts))])
+        a = max(first, min(a, last - width + 1))
+        windows.append((int(ranking.recording_id[r]), a, min(last, a + width - 1)))
+        marks.append(set(pos.tolist()))
+    words: list[list[str]] = [[] for _ in windows]
+    open_mark, close_mark = config.SNIPPET_MARKS
+    for key, idx, text in index.word_texts(store, windows):
+        words[key].append(f"{open_mark}{text}{close_mark}" if idx in marks[key] else text)
+    out = []
+    for k, (_, a, b) in enumerate(windows):
+        text = " ".join(words[k])
+        out.append(("… " if a > spans[k][0] else "") + text + (" …" if b < spans[k][1] else ""))
+    return out
+
+
+def _events_near(store: Store, recs: np.ndarray, spans: list[tuple[int, int, float, float, int, int]]
+                 ) -> list[tuple[Event, ...]]:
+    rows = index.events_near(store, [int(r) for r in recs])
+    margin = config.EVENT_MARGIN_SECONDS
+    out = []
+    for k, rec in enumerate(recs):
+        start, end = spans[k][2], spans[k][3]
+        out.append(tuple(
+            Event(str(e[1]), float(e[2]), float(e[3]), None if e[4] is None else float(e[4]))
+            for e in rows if e[0] == rec and e[2] <= end + margin and e[3] >= start - margin
+        ))
+    return out
