@@ -44,10 +44,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     # Search for a word that was both spoken and recognised, preferring long ones.
     spoken = {w.norm for w in truth.words}
-    common = collections.Counter(w for w in words if len(w) >= 5 and w in spoken)
+    from engine.search.text import is_term
+
+    common = collections.Counter(w for w in words if len(w) >= 5 and w in spoken and is_term(w))
     query = common.most_common(1)[0][0] if common else max(words, key=len)
     print("\n$ earshot list\n")
     earshot(["--db", str(db), "list"])
+    print(f"\n$ earshot show {rec['id']} --stories --events --entities\n")
+    earshot(["--db", str(db), "show", str(rec["id"]), "--stories", "--events", "--entities"])
     print(f"\n$ earshot search {query!r}\n")
     return earshot(["--db", str(db), "search", query, "--limit", "5"])
 
