@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from rich.progress import TaskID
+
 from engine.cli.common import open_db_path, positive_int, resolve_model
 from engine.ingest import FileOutcome, IngestJob
 from engine.jobs import JobState
@@ -37,7 +39,7 @@ class _Reporter:
         self._last_print: dict[str, float] = {}
         self._started: dict[str, float] = {}
         self._progress = None
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
         if self.live:
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn

@@ -60,7 +60,7 @@ def _initial(db: sqlite_utils.Database) -> None:
         )"""
     )
     db.execute("CREATE INDEX segments_recording ON segments (recording_id, idx)")
-    db["segments"].enable_fts(["text"], fts_version="FTS5", create_triggers=True, tokenize="unicode61")
+    db.table("segments").enable_fts(["text"], fts_version="FTS5", create_triggers=True, tokenize="unicode61")
     db.execute(
         """CREATE TABLE events (
             id INTEGER PRIMARY KEY,

@@ -148,7 +148,7 @@ class SegmentationModel:
         for j, edges in enumerate(self.bin_edges):
             arrays[f"edges/{j}"] = edges
         with path.open("wb") as fh:
-            np.savez_compressed(fh, **arrays)
+            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
         return path
 
     @classmethod

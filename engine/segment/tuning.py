@@ -41,12 +41,12 @@ class _DevData:
         ]
 
 
-def _score(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[float], features) -> np.ndarray:
+def _score(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[float] | np.ndarray, features) -> np.ndarray:
     """Normalised TDT cost of every penalty, pooled over held-out folds."""
     return np.array([c.tdt_cost() for c in _probe_counts(training, dev, hyper, max_state, penalties, features)])
 
 
-def _probe_counts(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[float], features) -> list:
+def _probe_counts(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[float] | np.ndarray, features) -> list:
     """Pooled held-out probe counts for every penalty."""
     from engine.segment.model import _emission_tables
 
@@ -54,7 +54,7 @@ def _probe_counts(training, dev: _DevData, hyper, max_state: int, penalties: Seq
     for k in np.unique(training.folds):
         held = np.flatnonzero(training.folds == k)
         kept = np.flatnonzero(training.folds != k)
-        counts = sum(dev.counts[i] for i in kept)
+        counts: np.ndarray = sum((dev.counts[i] for i in kept), np.zeros_like(dev.counts[kept[0]]))
         log_emission = _emission_tables(counts, dev.n_real, hyper.state_bandwidth, features)
         lengths = estimate.smooth_length_histogram(
             np.concatenate([training.lengths[i] for i in kept]),

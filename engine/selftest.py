@@ -1,0 +1,448 @@
+"""Earshot's self-test: ingest the bundled sample and check what each stage wrote.
+
+``earshot --self-test`` runs :func:`run_self_test`. It needs no display and no
+network, uses a private index (never the user's library), and prints one line
+per stage, ``OK`` or ``FAIL`` with the reason. The standalone build runs it to
+prove that everything the app loads at run time made it into the bundle:
+the speech model, the native libraries, the numba kernel cache, and worker
+processes (spawned from the frozen executable).
+
+The sample (``resources/samples/selftest.flac``, about 20 s of two short
+news stories spoken by espeak-ng) and its reference (``selftest.json``: the
+words with times, the stories, the search terms) are written by
+``packaging/make_sample.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from engine.asr.base import ModelSpec
+from engine.index.store import Store
+
+#: The application folder: where ``engine/`` and ``resources/`` are (``sys._MEIPASS`` when frozen).
+APP_ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = APP_ROOT / "resources" / "samples" / "selftest.flac"
+
+#: The transcript must have at least this many words per reference word ...
+MIN_WORD_RATIO = 0.5
+#: ... and contain at least this fraction of the reference words (bag of words, case-folded).
+MIN_WORD_RECALL = 0.3
+#: A recording's stored duration may differ from the reference by this much, in seconds.
+DURATION_TOLERANCE = 0.5
+#: A search hit counts if its segment lies within this many seconds of where the term was spoken.
+SEARCH_TIME_TOLERANCE = 1.0
+#: Search terms (of the reference's) that must each find the sample at the right time.
+MIN_SEARCH_HITS = 2
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """How one stage of the self-test ended."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class _Run:
+    """What the stages pass on to each other."""
+
+    workdir: Path
+    reference: dict[str, Any] = field(default_factory=dict)
+    spec: ModelSpec | None = None
+    db_path: Path | None = None
+    recording_id: int | None = None
+    words: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _StageFailed(Exception):
+    """A stage's output is missing or not sane; the message says why."""
+
+
+def run_self_test(*, data_dir: Path | None = None) -> int:
+    """Ingest the bundled sample, check each stage, print one line per stage; 0 if every stage is OK.
+
+    Parameters
+    ----------
+    data_dir : folder for the self-test's own index; default a temporary folder,
+        removed afterwards. The user's library is never touched.
+    """
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="earshot-selftest-") as tmp:
+        run = _Run(workdir=Path(data_dir) if data_dir is not None else Path(tmp))
+        results = [_run_stage(name, check, run) for name, check in STAGES]
+    failed = [r.name for r in results if not r.ok]
+    elapsed = time.perf_counter() - started
+    if failed:
+        print(f"self-test FAILED in {elapsed:.1f} s: {', '.join(failed)}", flush=True)
+        return 1
+    print(f"self-test passed in {elapsed:.1f} s", flush=True)
+    return 0
+
+
+def _run_stage(name: str, check: Callable[[_Run], str], run: _Run) -> StageResult:
+    try:
+        result = StageResult(name, True, check(run))
+    except _StageFailed as exc:
+        result = StageResult(name, False, str(exc))
+    except Exception as exc:  # a stage that crashes is a failed stage, not a crashed self-test
+        result = StageResult(name, False, f"{type(exc).__name__}: {exc}")
+    print(f"{result.name:<10} {'OK' if result.ok else 'FAIL':<4}  {result.detail}", flush=True)
+    return result
+
+
+# -- stages ------------------------------------------------------------------------------------
+
+
+def _check_sample(run: _Run) -> str:
+    reference_path = SAMPLE.with_suffix(".json")
+    if not SAMPLE.is_file() or not reference_path.is_file():
+        raise _StageFailed(f"{SAMPLE} or its reference {reference_path.name} is missing from the application")
+    run.reference = json.loads(reference_path.read_text(encoding="utf-8"))
+    n_words = len(run.reference["words"])
+    return f"{SAMPLE.name}: {run.reference['duration']:.1f} s, {n_words} words in {len(run.reference['stories'])} stories"
+
+
+def _check_data_folder(run: _Run) -> str:
+    """The user data folder exists (it is created on first use), is writable and is not inside the app."""
+    from engine.paths import data_dir
+
+    folder = data_dir().resolve()
+    app = _app_folder()
+    if folder == app or app in folder.parents:
+        raise _StageFailed(f"the user data folder {folder} is inside the application folder {app}")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise _StageFailed(f"the user data folder {folder} is not writable: {exc.strerror or exc}") from None
+    return f"{folder} (application in {app})"
+
+
+def _check_model(run: _Run) -> str:
+    """The model :class:`ModelManager` resolves; the embedded one if that cannot read English."""
+    from models.discover import embedded_model
+    from models.manager import ModelManager
+
+    spec = ModelManager().resolve(None)
+    note = ""
+    if not spec.language.lower().startswith("en"):
+        embedded = embedded_model()
+        if embedded is None:
+            raise _StageFailed(f"the default model {spec.name} is not English and the embedded model is missing")
+        note = f" (the default {spec.name} is {spec.language}, the sample is English)"
+        spec = embedded.spec()
+    run.spec = spec
+    return f"{spec.engine} model {spec.name}{note}"
+
+
+def _check_ingest(run: _Run) -> str:
+    """Ingest through worker processes; the transcript must resemble the reference."""
+    from engine.ingest import IngestJob
+    from engine.jobs import JobState
+
+    if run.spec is None or not run.reference:
+        raise _StageFailed("skipped: no speech model" if run.spec is None else "skipped: no sample")
+    run.workdir.mkdir(parents=True, exist_ok=True)
+    run.db_path = run.workdir / "selftest.sqlite"
+    started = time.perf_counter()
+    (outcome,) = IngestJob([SAMPLE], db_path=run.db_path, spec=run.spec, workers=1, force=True).run()
+    if outcome.state is not JobState.DONE or outcome.recording_id is None:
+        raise _StageFailed(f"ingest ended {outcome.state.value}: {outcome.message}")
+    run.recording_id = outcome.recording_id
+    with Store(run.db_path) as store:
+        recording = store.recording(run.recording_id)
+        run.words = store.words(run.recording_id)
+        n_segments = len(store.segments(run.recording_id))
+    reference = [w["text"] for w in run.reference["words"]]
+    heard = [w["text"] for w in run.words]
+    problems = _transcript_problems(run.words, recording["duration"], run.reference["duration"])
+    recall = word_recall(heard, reference)
+    if len(heard) < MIN_WORD_RATIO * len(reference):
+        problems.append(f"only {len(heard)} words for {len(reference)} spoken")
+    if recall < MIN_WORD_RECALL:
+        problems.append(f"word recall {recall:.2f} < {MIN_WORD_RECALL}")
+    if n_segments == 0:
+        problems.append("no search segments")
+    if problems:
+        raise _StageFailed("; ".join(problems) + f" (transcript: {' '.join(heard)[:200]!r})")
+    elapsed = time.perf_counter() - started
+    return f"{len(heard)} words, {n_segments} segments, word recall {recall:.2f}, in {elapsed:.1f} s (worker process)"
+
+
+def _check_stories(run: _Run) -> str:
+    rows = _rows(run, "SELECT idx, first_word, last_word, start, end FROM stories")
+    if not rows:
+        raise _StageFailed(
+            "the index has no stories for the sample: ingest does not run story segmentation (engine.segment) yet"
+        )
+    problems = _span_problems(rows, len(run.words), "story")
+    if any(b["first_word"] <= a["last_word"] for a, b in pairwise(rows)):
+        problems.append("stories overlap")
+    if problems:
+        raise _StageFailed("; ".join(problems))
+    truth = [s["start"] for s in run.reference["stories"][1:]]
+    found = [round(r["start"], 1) for r in rows[1:]]
+    return f"{len(rows)} stories; boundaries at {found} s (spoken at {truth} s)"
+
+
+def _check_entities(run: _Run) -> str:
+    rows = _rows(run, "SELECT type, text, first_word, last_word, start, end FROM entities")
+    if not rows:
+        raise _StageFailed(
+            "the index has no entities for the sample: ingest does not run entity tagging (engine.entities) yet"
+        )
+    problems = _span_problems(rows, len(run.words), "entity")
+    problems += [f"entity {r['text']!r} has no type" for r in rows if not str(r["type"]).strip()]
+    problems += [f"an entity of type {r['type']} has no text" for r in rows if not str(r["text"]).strip()]
+    if problems:
+        raise _StageFailed("; ".join(problems))
+    shown = ", ".join(f"{r['type']} {r['text']!r}" for r in rows[:5])
+    return f"{len(rows)} entities: {shown}{' ...' if len(rows) > 5 else ''}"
+
+
+def _check_hotspots(run: _Run) -> str:
+    """Audio events (engine.detect) for the sample, and an X-duration for every word."""
+    rows = _rows(run, "SELECT type, start, end FROM events", order="start")
+    if not rows:
+        raise _StageFailed(
+            "the index has no audio events for the sample: ingest does not run the detectors (engine.detect) yet"
+        )
+    duration = float(run.reference["duration"]) + DURATION_TOLERANCE
+    problems = [f"event {r['type']!r} at {r['start']:.2f}-{r['end']:.2f} s is outside the recording"
+                for r in rows if not 0 <= r["start"] <= r["end"] <= duration]
+    problems += ["an event has no type" for r in rows if not str(r["type"]).strip()]
+    missing = sum(1 for w in run.words if w["x_duration"] is None or w["x_duration"] < 0)
+    if missing:
+        problems.append(f"{missing} of {len(run.words)} words have no X-duration")
+    if problems:
+        raise _StageFailed("; ".join(problems))
+    types = Counter(str(r["type"]) for r in rows)
+    return f"{len(rows)} events ({', '.join(f'{n} {t}' for t, n in types.most_common())}); X-duration for every word"
+
+
+def _check_search(run: _Run) -> str:
+    """Full-text search over transcript segments finds the sample where the search terms were spoken."""
+    with _open_store(run) as store:
+        return _found_where_spoken(run, lambda term: [
+            (h["start"], h["end"]) for h in store.search_segments(term) if h["recording_id"] == run.recording_id
+        ])
+
+
+def _check_passages(run: _Run) -> str:
+    """Passage search (engine.search) over the blocks ingest indexed finds the sample where the terms were spoken."""
+    with _open_store(run) as store:
+        try:
+            blocks = store.conn.execute(
+                "SELECT count(*) FROM search_blocks WHERE recording_id = ?", [run.recording_id]
+            ).fetchone()[0]
+        except sqlite3.OperationalError:  # an index made before passage search existed
+            blocks = 0
+        if not blocks:
+            raise _StageFailed("the index has no passage blocks for the sample: ingest does not call "
+                               "engine.search.index_passages yet")
+        from engine.search import search
+
+        detail = _found_where_spoken(run, lambda term: [
+            (h.start, h.end) for h in search(store, term, limit=10) if h.recording_id == run.recording_id
+        ])
+    return f"{blocks} blocks; {detail}"
+
+
+def _found_where_spoken(run: _Run, hits_for: Callable[[str], list[tuple[float, float]]]) -> str:
+    """How many of the reference's search terms ``hits_for(term)`` finds at the time they were spoken."""
+    found, missed = [], []
+    for term in run.reference["search_terms"]:
+        spoken = term_times(term, run.reference["words"])
+        hits = hits_for(term)
+        near = spoken is not None and any(
+            start - SEARCH_TIME_TOLERANCE <= spoken[1] and spoken[0] <= end + SEARCH_TIME_TOLERANCE for start, end in hits
+        )
+        if near:
+            found.append(term)
+        else:
+            missed.append(f"{term} ({len(hits)} hits, none at {spoken} s)" if hits else term)
+    total = len(found) + len(missed)
+    if len(found) < MIN_SEARCH_HITS:
+        raise _StageFailed(f"only {len(found)} of {total} terms found where spoken; missed: {', '.join(missed)}")
+    return f"{len(found)} of {total} terms found where spoken ({', '.join(found)})"
+
+
+def _check_kernels(run: _Run) -> str:
+    """A numba kernel compiles (llvmlite) and is cached in a writable folder outside the app."""
+    values = np.log(np.linspace(0.1, 1.0, 64))
+    total = float(_logsumexp_kernel(np.ascontiguousarray(values)))
+    expected = float(np.log(np.exp(values).sum()))
+    if not np.isclose(total, expected):
+        raise _StageFailed(f"the numba kernel returned {total}, expected {expected}")
+    stats = _logsumexp_kernel.stats
+    if not stats.cache_path:
+        raise _StageFailed("numba found no folder to cache kernels in")
+    cache = Path(stats.cache_path).resolve()
+    wanted = os.environ.get("NUMBA_CACHE_DIR")
+    if getattr(sys, "frozen", False):
+        app = _app_folder()
+        if cache == app or app in cache.parents:
+            raise _StageFailed(f"numba caches kernels inside the application folder: {cache}")
+        if wanted and Path(wanted).resolve() not in (cache, *cache.parents):
+            raise _StageFailed(f"numba caches kernels in {cache}, not in NUMBA_CACHE_DIR={wanted}")
+    if not any(cache.glob("selftest.*.nbi")):
+        raise _StageFailed(f"numba wrote no cache index in {cache}")
+    how = "loaded from the cache" if sum(stats.cache_hits.values()) else "compiled and cached"
+    import numba
+
+    return f"numba {numba.__version__}: kernel {how} in {cache}"
+
+
+def _check_libraries(run: _Run) -> str:
+    """The native libraries the app loads on demand: PyAV, webrtcvad, librosa (numba), vosk."""
+    import av
+    import librosa
+    import vosk
+    import webrtcvad
+
+    from engine.audio.decode import iter_pcm_blocks
+
+    audio = np.concatenate(list(iter_pcm_blocks(SAMPLE, sr=16_000)))
+    frame = 480  # 30 ms at 16 kHz, a frame length webrtcvad accepts
+    vad = webrtcvad.Vad(2)
+    voiced = [vad.is_speech(audio[i : i + frame].astype(np.int16).tobytes(), 16_000)
+              for i in range(0, len(audio) - frame, frame)]
+    speech_fraction = float(np.mean(voiced))
+    onsets = librosa.onset.onset_detect(y=audio.astype(np.float32) / 32768.0, sr=16_000, units="time")
+    vosk.SetLogLevel(-1)  # a call into libvosk
+    problems = []
+    if not 0.3 <= speech_fraction <= 0.98:
+        problems.append(f"webrtcvad calls {speech_fraction:.0%} of the sample speech")
+    if len(onsets) < 5:
+        problems.append(f"librosa found only {len(onsets)} onsets")
+    if problems:
+        raise _StageFailed("; ".join(problems))
+    return (f"PyAV {av.__version__} decoded {len(audio) / 16_000:.1f} s; webrtcvad: {speech_fraction:.0%} speech; "
+            f"librosa {_version('librosa')}: {len(onsets)} onsets; vosk {_version('vosk')} loaded")
+
+
+#: The stages in the order they run: (name printed, check returning the OK line's detail).
+STAGES: tuple[tuple[str, Callable[[_Run], str]], ...] = (
+    ("sample", _check_sample),
+    ("data", _check_data_folder),
+    ("model", _check_model),
+    ("ingest", _check_ingest),
+    ("hotspots", _check_hotspots),
+    ("segment", _check_stories),
+    ("tag", _check_entities),
+    ("search", _check_search),
+    ("passages", _check_passages),
+    ("kernels", _check_kernels),
+    ("libraries", _check_libraries),
+)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _logsumexp_kernel(values: np.ndarray) -> float:  # pragma: no cover - compiled
+    peak = values.max()
+    total = 0.0
+    for v in values:
+        total += np.exp(v - peak)
+    return peak + np.log(total)
+
+
+def normalized_words(texts: Sequence[str]) -> list[str]:
+    """Words case-folded, without punctuation: ``["Night.", "Cross"]`` -> ``["night", "cross"]``."""
+    return [m.group().casefold() for text in texts for m in _WORD.finditer(text)]
+
+
+def word_recall(heard: Sequence[str], reference: Sequence[str]) -> float:
+    """Fraction of the reference's words (counted with repeats) that the transcript also has."""
+    ref = Counter(normalized_words(reference))
+    got = Counter(normalized_words(heard))
+    total = sum(ref.values())
+    return sum((ref & got).values()) / total if total else 0.0
+
+
+def term_times(term: str, words: Sequence[dict[str, Any]]) -> tuple[float, float] | None:
+    """(start, end) in seconds of the first place the words of ``term`` were spoken in a row, or None."""
+    wanted = normalized_words([term])
+    spoken = [(normalized_words([w["text"]]), w) for w in words]
+    flat = [(text[0], w) for text, w in spoken if text]
+    for i in range(len(flat) - len(wanted) + 1):
+        if [t for t, _ in flat[i : i + len(wanted)]] == wanted:
+            return float(flat[i][1]["start"]), float(flat[i + len(wanted) - 1][1]["end"])
+    return None
+
+
+def _transcript_problems(words: Sequence[dict[str, Any]], duration: float, expected: float) -> list[str]:
+    problems = []
+    if abs(duration - expected) > DURATION_TOLERANCE:
+        problems.append(f"duration {duration:.2f} s, expected {expected:.2f} s")
+    starts = [w["start"] for w in words]
+    if starts != sorted(starts):
+        problems.append("word times go backwards")
+    if any(w["end"] < w["start"] or w["start"] < 0 or w["end"] > duration + DURATION_TOLERANCE for w in words):
+        problems.append("a word has impossible times")
+    return problems
+
+
+def _span_problems(rows: Sequence[dict[str, Any]], n_words: int, what: str) -> list[str]:
+    problems = []
+    for r in rows:
+        if not 0 <= r["first_word"] <= r["last_word"] < n_words:
+            problems.append(f"{what} words {r['first_word']}..{r['last_word']} outside 0..{n_words - 1}")
+        elif r["end"] < r["start"]:
+            problems.append(f"{what} ends ({r['end']:.2f} s) before it starts ({r['start']:.2f} s)")
+    return problems
+
+
+def _open_store(run: _Run) -> Store:
+    if run.db_path is None or run.recording_id is None:
+        raise _StageFailed("skipped: nothing was ingested")
+    return Store(run.db_path)
+
+
+def _rows(run: _Run, select: str, *, order: str = "first_word") -> list[dict[str, Any]]:
+    """Rows of ``select`` (a SELECT ... FROM without WHERE) for the sample's recording, by ``order``."""
+    with _open_store(run) as store:
+        cursor = store.conn.execute(f"{select} WHERE recording_id = ? ORDER BY {order}", [run.recording_id])
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _app_folder() -> Path:
+    """The folder the user installed: the executable's when frozen, else the source tree."""
+    if getattr(sys, "frozen", False):
+        return Path(sys.executable).resolve().parent
+    return APP_ROOT
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "(version unknown)"
+
+
+__all__ = ["STAGES", "StageResult", "normalized_words", "run_self_test", "term_times", "word_recall"]
