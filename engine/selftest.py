@@ -202,7 +202,7 @@ def _check_stories(run: _Run) -> str:
         raise _StageFailed("; ".join(problems))
     truth = [s["start"] for s in run.reference["stories"][1:]]
     found = [round(r["start"], 1) for r in rows[1:]]
-    return f"{len(rows)} stories; boundaries at {found} s (spoken at {truth} s)"
+    return f"{_count(len(rows), 'story', 'stories')}; boundaries at {found} s (spoken at {truth} s)"
 
 
 def _check_entities(run: _Run) -> str:
@@ -217,7 +217,7 @@ def _check_entities(run: _Run) -> str:
     if problems:
         raise _StageFailed("; ".join(problems))
     shown = ", ".join(f"{r['type']} {r['text']!r}" for r in rows[:5])
-    return f"{len(rows)} entities: {shown}{' ...' if len(rows) > 5 else ''}"
+    return f"{_count(len(rows), 'entity', 'entities')}: {shown}{' ...' if len(rows) > 5 else ''}"
 
 
 def _check_hotspots(run: _Run) -> str:
@@ -237,7 +237,8 @@ def _check_hotspots(run: _Run) -> str:
     if problems:
         raise _StageFailed("; ".join(problems))
     types = Counter(str(r["type"]) for r in rows)
-    return f"{len(rows)} events ({', '.join(f'{n} {t}' for t, n in types.most_common())}); X-duration for every word"
+    kinds = ", ".join(f"{n} {t}" for t, n in types.most_common())
+    return f"{_count(len(rows), 'event', 'events')} ({kinds}); X-duration for every word"
 
 
 def _check_search(run: _Run) -> str:
@@ -265,7 +266,7 @@ def _check_passages(run: _Run) -> str:
         detail = _found_where_spoken(run, lambda term: [
             (h.start, h.end) for h in search(store, term, limit=10) if h.recording_id == run.recording_id
         ])
-    return f"{blocks} blocks; {detail}"
+    return f"{_count(blocks, 'block', 'blocks')}; {detail}"
 
 
 def _found_where_spoken(run: _Run, hits_for: Callable[[str], list[tuple[float, float]]]) -> str:
@@ -427,6 +428,10 @@ def _rows(run: _Run, select: str, *, order: str = "first_word") -> list[dict[str
         cursor = store.conn.execute(f"{select} WHERE recording_id = ? ORDER BY {order}", [run.recording_id])
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _app_folder() -> Path:
