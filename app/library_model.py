@@ -1,40 +1,126 @@
-"""Item model of the recordings in the index."""
+"""Item model of the library: indexed recordings, failed files, and the live state of files being ingested."""
 
 from __future__ import annotations
 
-import datetime as dt
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
 
-from engine.index.store import Store
+from app.data import LibraryRow
+from app.format import clock, date_text, reason
+from app.ingest_controller import FileStatus
+from app.ingest_model import ProgressRole
+from engine.jobs import JobState
 
 _Index = QModelIndex | QPersistentModelIndex
 
+#: Role with the row's status word (done, queued, running, failed, interrupted, cancelled, skipped).
+StatusRole = Qt.ItemDataRole.UserRole + 3
+SortRole = Qt.ItemDataRole.UserRole
 
-def _clock(seconds: float) -> str:
-    m, s = divmod(round(seconds), 60)
-    h, m = divmod(m, 60)
-    return f"{h}:{m:02d}:{s:02d}"
+_STATUS_COLOURS = {"failed": "#b3261e", "interrupted": "#9a6700", "cancelled": "#6b6b6b", "running": "#1f5fbf",
+                   "queued": "#1f5fbf"}
+
+
+@dataclass(frozen=True)
+class _Live:
+    state: JobState
+    message: str = ""
+    fraction: float = 0.0
 
 
 class LibraryModel(QAbstractTableModel):
-    """One row per recording: name, duration, words, engine/model, status, indexed date."""
+    """One row per file: name, duration, words, engine / model, status, date."""
 
     COLUMNS = ("Name", "Duration", "Words", "Engine / model", "Status", "Indexed")
+    STATUS_COLUMN = 4
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._store = store
-        self._rows: list[dict[str, Any]] = []
+        self._stored: list[LibraryRow] = []
+        self._live: dict[str, _Live] = {}
+        self._rows: list[LibraryRow] = []
+        self._row_of: dict[str, int] = {}
 
-    def refresh(self) -> None:
+    # -- data in ----------------------------------------------------------------------------
+
+    def set_rows(self, rows: list[LibraryRow]) -> None:
+        """Replace what the index holds (after a refresh)."""
         self.beginResetModel()
-        self._rows = self._store.recordings()
+        self._stored = rows
+        self._rebuild()
         self.endResetModel()
 
-    def recording_at(self, row: int) -> dict[str, Any]:
+    def apply(self, status: FileStatus) -> None:
+        """A file of the ingest queue changed state.
+
+        Failures and cancellations stay on the row for the session (a file that cannot even be probed
+        leaves no record in the index); an indexed or skipped file drops back to what the index says.
+        """
+        if status.state in (JobState.DONE, JobState.SKIPPED):
+            self._live.pop(status.path, None)
+            return
+        old = self._live.get(status.path)
+        fraction = old.fraction if old and status.state is JobState.RUNNING else 0.0
+        self._set_live(status.path, _Live(status.state, status.message, fraction))
+
+    def forget(self, path: str) -> None:
+        """Drop a file's session state (after it was removed from the library)."""
+        self._live.pop(path, None)
+
+    def progress(self, path: str, done: float, total: float) -> None:
+        live = self._live.get(path)
+        if live is not None and total > 0:
+            self._set_live(path, replace(live, fraction=min(1.0, done / total)))
+
+    def _set_live(self, path: str, live: _Live) -> None:
+        self._live[path] = live
+        row = self._row_of.get(path)
+        if row is None:  # a file new to the library: one row at the end (the view sorts it in)
+            row = len(self._rows)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._rows.append(LibraryRow(path, Path(path).name, "queued"))
+            self._row_of[path] = row
+            self.endInsertRows()
+        else:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+
+    def _rebuild(self) -> None:
+        rows = {r.path: r for r in self._stored}
+        for path in self._live:
+            rows.setdefault(path, LibraryRow(path, Path(path).name, "queued"))
+        self._rows = list(rows.values())
+        self._row_of = {r.path: i for i, r in enumerate(self._rows)}
+
+    # -- data out ---------------------------------------------------------------------------
+
+    def row_at(self, row: int) -> LibraryRow:
         return self._rows[row]
+
+    def row_of(self, path: str) -> int | None:
+        return self._row_of.get(path)
+
+    def status_of(self, row: int) -> str:
+        r = self._rows[row]
+        live = self._live.get(r.path)
+        return live.state.value if live else r.status
+
+    def status_text(self, row: int) -> str:
+        r = self._rows[row]
+        live = self._live.get(r.path)
+        if live is not None:
+            if live.state is JobState.RUNNING:
+                return f"running {live.fraction:.0%}"
+            if live.message and live.state is not JobState.QUEUED:
+                return f"{live.state.value}: {reason(r.path, live.message)}"
+            return live.state.value
+        return f"{r.status}: {reason(r.path, r.message)}" if r.message and r.status != "done" else r.status
+
+    def total_seconds(self) -> float:
+        return sum(r.duration for r in self._rows if r.recording_id is not None)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
@@ -50,15 +136,25 @@ class LibraryModel(QAbstractTableModel):
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        r = self._rows[index.row()]
-        col = index.column()
+        row, col = index.row(), index.column()
+        r = self._rows[row]
+        indexed = r.recording_id is not None
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                r["name"], _clock(r["duration"]), r["word_count"], f"{r['engine']} / {r['model']}", r["status"],
-                dt.datetime.fromtimestamp(r["ingested_at"]).strftime("%Y-%m-%d %H:%M"),
+                r.name, clock(r.duration) if indexed else "", r.word_count if indexed else "",
+                r.model if indexed else "", self.status_text(row), date_text(r.date, with_time=False),
             )[col]
+        if role == SortRole:
+            return (r.name.lower(), r.duration, r.word_count, r.model, self.status_of(row), r.date)[col]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return r["path"]
-        if role == Qt.ItemDataRole.UserRole:
-            return (r["name"].lower(), r["duration"], r["word_count"], r["model"], r["status"], r["ingested_at"])[col]
+            lines = [r.path, f"{r.engine} / {r.model}" if indexed else "", date_text(r.date), r.message]
+            return "\n".join(line for line in lines if line)
+        if role == Qt.ItemDataRole.ForegroundRole and col == self.STATUS_COLUMN:
+            colour = _STATUS_COLOURS.get(self.status_of(row))
+            return QColor(colour) if colour else None
+        if role == ProgressRole and col == self.STATUS_COLUMN:
+            live = self._live.get(r.path)
+            return live.fraction if live is not None and live.state is JobState.RUNNING else None
+        if role == StatusRole:
+            return self.status_of(row)
         return None

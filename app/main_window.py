@@ -1,96 +1,391 @@
-"""The main window: the library of indexed recordings."""
+"""The main window: library and search on the left, the open recording in the middle, queue and log below."""
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
     QApplication,
+    QComboBox,
+    QDockWidget,
     QLabel,
-    QLineEdit,
     QMainWindow,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
 )
 
+from app import dialogs, pyside_refcounts
+from app.data import LibraryReader, LibraryRow, SearchHit
+from app.evaluation.window import EvaluationWindow
+from app.format import duration_text, reason
+from app.help_dialog import ShortcutsDialog
+from app.ingest_controller import TERMINAL, FileStatus, IngestController, IngestOptions
+from app.ingest_panel import IngestPanel
 from app.library_model import LibraryModel
+from app.library_panel import LibraryPanel
+from app.log_panel import LogPanel
+from app.models_panel import ModelsPanel
+from app.player import LARGE_SKIP, SMALL_SKIP, Player
+from app.recording_view import RecordingView
+from app.search_panel import SearchPanel
+from app.settings import AppSettings
+from app.settings_dialog import SettingsDialog
+from app.tasks import TaskPool
 from engine.errors import EarshotError
+from engine.export import FORMATS
 from engine.index.store import Store
-from engine.paths import default_db_path
+from engine.jobs import JobState
+
+#: Coalesce library refreshes while files finish (ms).
+REFRESH_DELAY_MS = 300
 
 
 class MainWindow(QMainWindow):
-    """Lists the library; filter box above, status line below."""
+    """Everything is built here and wired through signals; the panels do not know each other."""
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, *, pool: TaskPool | None = None, settings: AppSettings | None = None) -> None:
         super().__init__()
-        self.setWindowTitle(f"Earshot — {db_path.name}")
-        self.resize(1100, 700)
-        self.store = Store(db_path)
+        pyside_refcounts.install()
+        self.settings = settings or AppSettings()
+        self.pool = pool or TaskPool()
+        self.db_path = Path(db_path)
+        self.store = Store(self.db_path)
+        self.reader = LibraryReader(self.store)
         self.interrupted = self.store.mark_interrupted_jobs()
+        self.setWindowTitle(f"Earshot — {self.db_path.name}")
+        self.resize(1280, 800)
+        self.setAcceptDrops(True)
 
-        self.library = LibraryModel(self.store)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.library)
-        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.proxy.setFilterKeyColumn(0)
+        self.player = Player()
+        self.ingest = IngestController(self.pool, self._ingest_options)
+        self.library = LibraryModel()
+        self.library_panel = LibraryPanel(self.library)
+        self.search_panel = SearchPanel(self.pool, self.db_path)
+        self.ingest_panel = IngestPanel(self.ingest)
+        self.log = LogPanel()
+        self.log.attach()
+        self.view = RecordingView(self.pool, self.player, self.settings, lambda: self.db_path)
+        self.setCentralWidget(self.view)
+        self.docks = self._make_docks()
+        self._arranged = False
+        self.models_panel: ModelsPanel | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        self.help_dialog: ShortcutsDialog | None = None
+        self.evaluation: EvaluationWindow | None = None
+        self.library_status = QLabel()
+        self.library_status.setAccessibleName("Library summary")
+        self.statusBar().addPermanentWidget(self.library_status)
 
-        self.filter_edit = QLineEdit(placeholderText="Filter recordings by name…")
-        self.filter_edit.setAccessibleName("Filter recordings")
-        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
-
-        self.table = QTableView()
-        self.table.setAccessibleName("Recordings")
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.verticalHeader().setVisible(False)
-
-        self.status = QLabel()
-        self.status.setAccessibleName("Library status")
-        central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.addWidget(self.filter_edit)
-        layout.addWidget(self.table)
-        layout.addWidget(self.status)
-        self.setCentralWidget(central)
-
-        refresh = QAction("&Refresh", self, shortcut=QKeySequence.StandardKey.Refresh, triggered=self.refresh)
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close)
-        menu = self.menuBar().addMenu("&Library")
-        menu.addAction(refresh)
-        menu.addAction(quit_action)
+        self._closed = False
+        self._outcomes: list[FileStatus] = []  # files that ended since the queue was last idle
+        self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self._wire()
+        self.actions_by_menu = self._make_menus()
+        self._space_guard = _SpaceForControls(self)
+        QApplication.instance().installEventFilter(self._space_guard)
         self.refresh()
+        if self.interrupted:
+            n = len(self.interrupted)
+            self.show_message(f"{n} earlier ingest(s) were interrupted and not indexed; they are listed as interrupted.")
+
+    # -- construction -----------------------------------------------------------------------
+
+    def _make_docks(self) -> dict[str, QDockWidget]:
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        docks = {}
+        for key, title, widget, area in (
+            ("library", "Library", self.library_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
+            ("search", "Search", self.search_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
+            ("queue", "Ingest queue", self.ingest_panel, Qt.DockWidgetArea.BottomDockWidgetArea),
+            ("log", "Log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea),
+        ):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock-{key}")
+            dock.setWidget(widget)
+            dock.setAccessibleName(title)
+            self.addDockWidget(area, dock)
+            docks[key] = dock
+        return docks
+
+    def _arrange_docks(self) -> None:
+        """Tabs and sizes of the docks, then the user's saved layout.
+
+        Done on the first show: arranged before it, Qt 6.12 leaves stale dock tab bars painted on the window.
+        """
+        docks = self.docks
+        self.tabifyDockWidget(docks["library"], docks["search"])
+        self.tabifyDockWidget(docks["queue"], docks["log"])
+        docks["library"].raise_()
+        docks["queue"].raise_()
+        self.resizeDocks([docks["library"]], [560], Qt.Orientation.Horizontal)
+        self.resizeDocks([docks["queue"]], [170], Qt.Orientation.Vertical)
+        self._restore_layout()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._arranged:
+            self._arranged = True
+            self._arrange_docks()
+
+    def _wire(self) -> None:
+        self.library_panel.open_requested.connect(lambda rec_id: self.view.open(rec_id))
+        self.library_panel.add_files_requested.connect(self.add_files)
+        self.library_panel.reingest_requested.connect(lambda paths: self.enqueue(paths, force=True))
+        self.library_panel.remove_requested.connect(self.remove_rows)
+        self.ingest_panel.add_files_requested.connect(self.add_files)
+        self.search_panel.play_requested.connect(self.play_hit)
+        self.ingest.file_changed.connect(self._file_changed)
+        self.ingest.file_progress.connect(self.library.progress)
+        self.ingest.log_line.connect(self.log.add_line)
+        self.ingest.busy_changed.connect(self._busy_changed)
+        self.view.message.connect(self.show_message)
+        self.player.error.connect(self.show_message)
+
+    def _make_menus(self) -> dict[str, list[QAction]]:
+        menus: dict[str, list[QAction]] = {}
+
+        def add(menu_name: str, text: str, slot, shortcut=None) -> QAction:  # type: ignore[no-untyped-def]
+            action = QAction(text, self)
+            if shortcut is not None:
+                keys = shortcut if isinstance(shortcut, list) else [shortcut]
+                action.setShortcuts([QKeySequence(k) for k in keys])
+                action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(slot)
+            menus.setdefault(menu_name, []).append(action)
+            self.addAction(action)
+            return action
+
+        add("&File", "&Add recordings…", self.add_files, QKeySequence.StandardKey.Open)
+        add("&File", "Add a &folder…", self.add_folder, "Ctrl+Shift+O")
+        for fmt in FORMATS:
+            add("&File", f"&Export transcript as {fmt.upper()}…", lambda _=False, f=fmt: self.export(f))
+        add("&File", "&Copy transcript or selection", self.view.copy_transcript, "Ctrl+Shift+C")
+        add("&File", "&Settings…", self.open_settings, "Ctrl+,")
+        add("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        add("&Library", "&Refresh", self.refresh, QKeySequence.StandardKey.Refresh)
+        add("&Library", "&Search the library", self.focus_search, "Ctrl+K")
+        add("&Library", "&Find in transcript", self.view.transcript.find.open_bar, QKeySequence.StandardKey.Find)
+        add("&Library", "Cancel &all ingests", self.ingest.cancel_all)
+        add("&Playback", "&Play / pause", self.player.toggle, ["Space", "K"])
+        add("&Playback", f"&Back {SMALL_SKIP:.0f} seconds", lambda: self.player.skip(-SMALL_SKIP), "Left")
+        add("&Playback", f"&Forward {SMALL_SKIP:.0f} seconds", lambda: self.player.skip(SMALL_SKIP), "Right")
+        add("&Playback", f"Back {LARGE_SKIP:.0f} seconds", lambda: self.player.skip(-LARGE_SKIP), "J")
+        add("&Playback", f"Forward {LARGE_SKIP:.0f} seconds", lambda: self.player.skip(LARGE_SKIP), "L")
+        add("&Playback", "Slower", lambda: self._step_speed(-1), "[")
+        add("&Playback", "Faster", lambda: self._step_speed(+1), "]")
+        add("&Tools", "&Evaluation…", self.open_evaluation)
+        for dock in self.docks.values():
+            action = dock.toggleViewAction()
+            menus.setdefault("&View", []).append(action)
+        add("&Help", "&Keyboard shortcuts", self.open_help, QKeySequence.StandardKey.HelpContents)
+        for name, actions in menus.items():
+            menu = self.menuBar().addMenu(name)
+            for action in actions:
+                menu.addAction(action)
+        return menus
+
+    def _restore_layout(self) -> None:
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    # -- the library ------------------------------------------------------------------------
 
     def refresh(self) -> None:
-        self.library.refresh()
-        self.table.resizeColumnsToContents()
-        n = self.library.rowCount()
-        hours = sum(self.library.recording_at(i)["duration"] for i in range(n)) / 3600
-        text = f"{n} recordings, {hours:.1f} hours indexed in {self.store.path}"
-        if self.interrupted:
-            text += f" — {len(self.interrupted)} earlier ingest(s) were interrupted and not indexed"
-        self.status.setText(text)
+        if self._closed:
+            return
+        self.library.set_rows(self.reader.library_rows())
+        self.search_panel.refresh_filters(self.reader)
+        n = sum(1 for r in range(self.library.rowCount()) if self.library.row_at(r).recording_id is not None)
+        total = duration_text(self.library.total_seconds())
+        self.library_panel.status.setText(f"{n} recordings, {total} of audio, indexed in {self.store.path}")
+        self.library_status.setText(f"{n} recordings · {total}")
 
-    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def _file_changed(self, status: FileStatus) -> None:
+        self.library.apply(status)
+        if status.state in TERMINAL:
+            self._refresh_timer.start()
+            self._outcomes.append(status)
+            if status.state is JobState.FAILED:
+                self.show_message(f"{Path(status.path).name}: {reason(status.path, status.message)}")
+
+    def _busy_changed(self, busy: bool) -> None:
+        if busy:
+            return
+        counts = Counter(s.state.value for s in self._outcomes)
+        failed = [s for s in self._outcomes if s.state is JobState.FAILED]
+        self._outcomes = []
+        summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+        if len(failed) == 1:
+            summary += f" — {Path(failed[0].path).name}: {reason(failed[0].path, failed[0].message)}"
+        elif failed:
+            summary += " — the reasons are on the rows and in the log"
+        self.show_message(f"Ingest finished: {summary}." if summary else "Ingest finished.")
+
+    def remove_rows(self, rows: list[LibraryRow]) -> None:
+        for row in rows:
+            try:
+                if row.recording_id is not None:
+                    if self.player.recording_id == row.recording_id:
+                        self.player.stop()
+                    if self.view.recording_id == row.recording_id:
+                        self.view.close_recording()
+                    self.store.remove_recording(row.recording_id)
+                self.reader.forget_failed(row.path)
+                self.library.forget(row.path)
+            except EarshotError as exc:
+                self.show_message(str(exc))
+        self.refresh()
+        self.show_message(f"Removed {len(rows)} recording(s) from the library.")
+
+    # -- ingest -----------------------------------------------------------------------------
+
+    def _ingest_options(self) -> IngestOptions:
+        return IngestOptions(self.db_path, workers=self.settings.workers,
+                             detector_settings=self.settings.detector_settings())
+
+    def enqueue(self, paths: list[str], *, force: bool = False) -> list[str]:
+        queued = self.ingest.enqueue(paths, force=force)
+        if queued:
+            self.docks["queue"].raise_()
+        return queued
+
+    def add_files(self) -> None:
+        files = dialogs.ask_open_files(self)
+        if files:
+            self.enqueue(files)
+
+    def add_folder(self) -> None:
+        folder = dialogs.ask_folder(self)
+        if folder:
+            self.enqueue([folder])
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and all(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.enqueue(paths)
+
+    # -- playing and searching --------------------------------------------------------------
+
+    def play_hit(self, hit: SearchHit) -> None:
+        self.player.play_from(hit.recording_id, hit.path, hit.hot_spot)  # sound first; the transcript follows
+        self.view.open(hit.recording_id)
+
+    def focus_search(self) -> None:
+        self.docks["search"].show()
+        self.docks["search"].raise_()
+        self.search_panel.focus_query()
+
+    def _step_speed(self, step: int) -> None:
+        combo = self.view.player_bar.speed
+        combo.setCurrentIndex(min(combo.count() - 1, max(0, combo.currentIndex() + step)))
+
+    def export(self, fmt: str) -> None:
+        if self.view.detail is None:
+            self.show_message("Open a recording first.")
+            return
+        path = dialogs.ask_save_path(self, f"Export transcript as {fmt.upper()}", self.view.suggested_name(fmt),
+                                     f"{fmt.upper()} (*.{fmt})")
+        if path:
+            self.view.export_to(fmt, path)
+
+    # -- other windows ----------------------------------------------------------------------
+
+    def open_settings(self) -> SettingsDialog:
+        if self.settings_dialog is None:
+            self.models_panel = ModelsPanel(self.pool)
+            self.settings_dialog = SettingsDialog(self, self.settings, self.models_panel)
+            self.settings_dialog.library.index_chosen.connect(self.open_library)
+        self.settings_dialog.show()
+        self.settings_dialog.raise_()
+        return self.settings_dialog
+
+    def open_help(self) -> ShortcutsDialog:
+        if self.help_dialog is None:
+            self.help_dialog = ShortcutsDialog(self, [a for actions in self.actions_by_menu.values() for a in actions])
+        self.help_dialog.show()
+        self.help_dialog.raise_()
+        return self.help_dialog
+
+    def open_evaluation(self) -> EvaluationWindow:
+        if self.evaluation is None:
+            self.evaluation = EvaluationWindow(self.pool, self)
+        self.evaluation.show()
+        self.evaluation.raise_()
+        return self.evaluation
+
+    def open_library(self, db_path: Path) -> None:
+        """Switch to another index file (not while an ingest runs)."""
+        if self.ingest.is_busy():
+            self.show_message("Wait for the ingest to finish (or cancel it) before switching the index.")
+            return
+        try:
+            store = Store(db_path)
+        except EarshotError as exc:
+            self.show_message(str(exc))
+            return
+        self.player.stop()
+        self.view.close_recording()
+        self.store.close()
+        self.store, self.reader, self.db_path = store, LibraryReader(store), Path(db_path)
+        self.search_panel.db_path = self.db_path
+        self.setWindowTitle(f"Earshot — {self.db_path.name}")
+        self.refresh()
+        self.show_message(f"Opened {db_path}")
+
+    def show_message(self, text: str) -> None:
+        """Routine problems and outcomes go here, never into a modal box."""
+        self.statusBar().showMessage(text, 15000)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.ingest.cancel_all()
+        self.player.stop()
+        self.pool.wait(10000)
+        self._refresh_timer.stop()
+        self._closed = True
+        self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        QApplication.instance().removeEventFilter(self._space_guard)
+        self.log.detach()
         self.store.close()
         super().closeEvent(event)
 
 
+class _SpaceForControls(QObject):
+    """Space plays and pauses, except where it already means something (typing, pressing a focused button)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            focus = QApplication.focusWidget()
+            if event.key() == Qt.Key.Key_Space and isinstance(focus, QAbstractButton | QComboBox | QAbstractSlider):
+                event.accept()  # let the focused control take the key instead of the shortcut
+        return False
+
+
 def run_gui(argv: list[str], db_path: Path | None = None) -> int:
     """Start the application; returns its exit code."""
+    from engine.logs import setup_logging
+
     app = QApplication.instance() or QApplication(argv)
     app.setApplicationName("Earshot")
+    setup_logging()
+    settings = AppSettings()
     try:
-        window = MainWindow(db_path or default_db_path())
+        window = MainWindow(db_path or settings.db_path, settings=settings)
     except EarshotError as exc:
         print(f"earshot: error: {exc}", file=sys.stderr)
         return 1
     window.show()
     return int(app.exec())
+

@@ -33,6 +33,7 @@ import psutil
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
+OUT_NAME = "ingest"
 CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path(tempfile.gettempdir()) / "earshot-bench"))
 
 JOB_SCRIPT = """
@@ -135,10 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engines", nargs="+", default=["vosk", "pocketsphinx"])
     ap.add_argument("--parallel-minutes", type=int, default=10, help="length of each file in the 2-worker test")
     ap.add_argument("--parallel-first", action="store_true", help="run the 2-worker test before the long runs")
+    ap.add_argument("--no-parallel", action="store_true", help="skip the 2-worker test")
+    ap.add_argument("--tag", default="", help="write results to ingest-TAG.json/.md (runs split across processes)")
     args = ap.parse_args(argv)
     rows: list[dict[str, object]] = []
     parallel: dict[str, object] = {}
-    if args.parallel_first:
+    global OUT_NAME
+    OUT_NAME = f"ingest-{args.tag}" if args.tag else "ingest"
+    if args.parallel_first and not args.no_parallel:
         parallel = parallel_run(args.engines[0], args.parallel_minutes)
     for engine in args.engines:
         spec, language = specs()[engine]
@@ -161,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
             write_results(rows, parallel)  # keep what is measured if a long run is stopped
-    if not args.parallel_first:
+    if not args.parallel_first and not args.no_parallel:
         parallel = parallel_run(args.engines[0], args.parallel_minutes)
     write_results(rows, parallel)
     return 0
@@ -186,7 +191,7 @@ def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) ->
     RESULTS.mkdir(parents=True, exist_ok=True)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
             "python": platform.python_version()}
-    (RESULTS / "ingest.json").write_text(json.dumps({"meta": meta, "runs": rows, "parallel": parallel}, indent=1))
+    (RESULTS / f"{OUT_NAME}.json").write_text(json.dumps({"meta": meta, "runs": rows, "parallel": parallel}, indent=1))
     lines = [
         "| engine / model | audio | RTF decode | RTF recognise | RTF detectors | RTF stories+entities | RTF store |"
         " RTF ingest | vosk-transcriber RTF | ours / peer | peak RSS job / worker |",
@@ -202,7 +207,7 @@ def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) ->
             f" {r['rss_job_mb']:.0f} MB / {r['rss_worker_mb']:.0f} MB |"
         )
     if not parallel:
-        (RESULTS / "ingest.md").write_text("\n".join(lines) + "\n")
+        (RESULTS / f"{OUT_NAME}.md").write_text("\n".join(lines) + "\n")
         return
     lines += [
         "",
@@ -210,7 +215,7 @@ def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) ->
         f"two workers {parallel['two_workers_s']:.0f} s, speed-up {parallel['speedup']:.2f}x "
         f"({meta['machine']}, {meta['date']}).",
     ]
-    (RESULTS / "ingest.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{OUT_NAME}.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,225 @@
+"""Every read the GUI makes of the index, in one place, shaped for the panels.
+
+Recordings, words, segments, stories, events, entities and jobs come through
+:class:`engine.index.store.Store`; search through :func:`engine.search.search`.
+The few queries the Store has no method for yet (the library's latest job per
+file, the filter lists, forgetting a failed file) are the parameterised SQL
+below, so they can move into the Store in one step.
+
+One :class:`LibraryReader` per thread (SQLite connections stay in their
+thread): the UI thread keeps one; pool tasks open their own with
+:func:`open_reader`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import search as engine_search
+from engine.index.store import Store
+
+#: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
+X_DURATION_MIN_SECONDS = 1.0
+#: Event types the timeline gives a lane of their own, in lane order.
+EVENT_LANES = ("applause", "laughter", "music")
+#: Event types that mark speech-rate extremes.
+RATE_TYPES = ("fast", "slow")
+#: Events worth pointing out in the transcript and beside search hits (speech and noise would be everywhere).
+NOTABLE_EVENTS = frozenset(EVENT_LANES + RATE_TYPES)
+
+#: Job states that leave a row in the library when no newer transcript exists.
+_JOB_ROW_STATES = ("failed", "interrupted", "cancelled")
+
+
+@dataclass(frozen=True)
+class LibraryRow:
+    """One line of the library: an indexed recording, or a file whose last ingest did not finish."""
+
+    path: str
+    name: str
+    status: str  # done, failed, interrupted, cancelled
+    message: str = ""
+    recording_id: int | None = None
+    duration: float = 0.0
+    word_count: int = 0
+    engine: str = ""
+    model: str = ""
+    date: float = 0.0  # unix time it was indexed (or the job ended)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Something that happens between two times (seconds) of a recording."""
+
+    start: float
+    end: float
+    kind: str  # event type, entity type, "story"
+    label: str = ""
+    first_word: int = -1
+    last_word: int = -1
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Narrow a search: only hits near an event of this type, mentioning this entity, or in this recording."""
+
+    event_type: str | None = None
+    entity: str | None = None
+    recording_id: int | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One passage that matches a query, with the second to start playing from."""
+
+    recording_id: int
+    recording: str
+    path: str
+    start: float
+    end: float
+    hot_spot: float
+    snippet: str
+    rank: float
+    events: tuple[Span, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class RecordingDetail:
+    """Everything the transcript and the timeline show for one recording."""
+
+    recording: dict[str, Any]
+    words: list[dict[str, Any]]
+    segments: list[dict[str, Any]]
+    stories: list[Span]
+    entities: list[Span]
+    events: list[Span]
+    x_durations: list[Span]
+
+
+class LibraryReader:
+    """Read-side queries over one Store, used from one thread."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # -- the library ------------------------------------------------------------------------
+
+    def library_rows(self) -> list[LibraryRow]:
+        """Indexed recordings, plus files whose latest ingest failed, stopped or was cancelled."""
+        rows = [
+            LibraryRow(r["path"], r["name"], r["status"], "", int(r["id"]), float(r["duration"]),
+                       int(r["word_count"]), r["engine"], r["model"], float(r["ingested_at"]))
+            for r in self.store.recordings()
+        ]
+        indexed = {r.path: r for r in rows}
+        sql = (
+            "SELECT path, status, message, coalesce(finished_at, started_at) AS ended FROM jobs"
+            " WHERE id IN (SELECT max(id) FROM jobs WHERE kind = 'ingest' GROUP BY path)"
+        )
+        for job in self.store.db.query(sql):
+            if job["status"] not in _JOB_ROW_STATES:
+                continue
+            done = indexed.get(job["path"])
+            if done is not None and done.date >= float(job["ended"]):
+                continue
+            row = LibraryRow(job["path"], Path(job["path"]).name, job["status"], job["message"], date=float(job["ended"]))
+            if done is not None:  # an older transcript is still indexed; show it with the newer problem
+                row = LibraryRow(done.path, done.name, job["status"], job["message"], done.recording_id,
+                                 done.duration, done.word_count, done.engine, done.model, done.date)
+            indexed[job["path"]] = row
+        return sorted(indexed.values(), key=lambda r: r.name.lower())
+
+    def forget_failed(self, path: str) -> None:
+        """Drop a file's failed ingest records so it leaves the library (its jobs stay in the log file)."""
+        with self.store.atomic():
+            self.store.conn.execute(
+                "DELETE FROM jobs WHERE kind = 'ingest' AND path = ? AND status IN (?, ?, ?)", [path, *_JOB_ROW_STATES]
+            )
+
+    def recordings_brief(self) -> list[tuple[int, str]]:
+        return [(int(r["id"]), r["name"]) for r in self.store.recordings(order_by="name")]
+
+    # -- one recording ----------------------------------------------------------------------
+
+    def detail(self, recording_id: int) -> RecordingDetail:
+        rec = self.store.recording(recording_id)
+        words = self.store.words(recording_id)
+        return RecordingDetail(
+            recording=rec,
+            words=words,
+            segments=self.store.segments(recording_id),
+            stories=self.stories(recording_id),
+            entities=self.entities(recording_id),
+            events=self.events(recording_id),
+            x_durations=self.x_durations(words),
+        )
+
+    def stories(self, recording_id: int) -> list[Span]:
+        return [Span(r["start"], r["end"], "story", f"Story {r['idx'] + 1}", r["first_word"], r["last_word"])
+                for r in self.store.stories(recording_id)]
+
+    def entities(self, recording_id: int) -> list[Span]:
+        return [Span(r["start"], r["end"], r["type"], r["text"], r["first_word"], r["last_word"])
+                for r in self.store.entities(recording_id)]
+
+    def events(self, recording_id: int) -> list[Span]:
+        return [Span(r["start"], r["end"], r["type"], _event_label(r)) for r in self.store.events(recording_id)]
+
+    @staticmethod
+    def x_durations(words: list[dict[str, Any]], min_seconds: float = X_DURATION_MIN_SECONDS) -> list[Span]:
+        """Untranscribed stretches before words (``x_duration``) of at least ``min_seconds``."""
+        return [
+            Span(w["start"] - w["x_duration"], w["start"], "x_duration", f"{w['x_duration']:.1f} s", w["idx"], w["idx"])
+            for w in words if (w.get("x_duration") or 0.0) >= min_seconds
+        ]
+
+    # -- search -----------------------------------------------------------------------------
+
+    def event_types(self) -> list[str]:
+        return [r["type"] for r in self.store.db.query("SELECT DISTINCT type FROM events ORDER BY type")]
+
+    def entity_names(self, limit: int = 500) -> list[str]:
+        """The most mentioned entity names, most frequent first."""
+        sql = "SELECT text, count(*) AS n FROM entities GROUP BY text ORDER BY n DESC, text LIMIT ?"
+        return [r["text"] for r in self.store.db.query(sql, [limit])]
+
+    def search(self, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 50) -> list[SearchHit]:
+        """The hot-spot passages that answer ``query``, best first (:func:`engine.search.search`)."""
+        wanted = engine_search.SearchFilters(
+            event_types=(filters.event_type,) if filters.event_type else (), entity=filters.entity,
+            recordings=(filters.recording_id,) if filters.recording_id is not None else (),
+        )
+        return [
+            SearchHit(h.recording_id, h.name, h.path, h.start, h.end, h.start, _snippet_html(h.snippet), h.score,
+                      tuple(Span(e.start, e.end, e.type, e.type) for e in h.events))
+            for h in engine_search.search(self.store, query, limit=limit, filters=wanted)
+        ]
+
+
+@contextlib.contextmanager
+def open_reader(db_path: str | Path) -> Iterator[LibraryReader]:
+    """A reader with its own connection, for one task on a pool thread."""
+    store = Store(db_path)
+    try:
+        yield LibraryReader(store)
+    finally:
+        store.close()
+
+
+def _event_label(row: dict[str, Any]) -> str:
+    length = row["end"] - row["start"]
+    return f"{row['type']} {length:.0f} s" if length >= 1 else row["type"]
+
+
+def _snippet_html(snippet: str) -> str:
+    """The engine marks query words with SNIPPET_MARKS; escape the rest and make the marks bold."""
+    from engine.search.config import SNIPPET_MARKS
+
+    opening, closing = SNIPPET_MARKS
+    text = html.escape(snippet, quote=False)
+    return text.replace(html.escape(opening), "<b>").replace(html.escape(closing), "</b>")

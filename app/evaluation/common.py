@@ -1,0 +1,148 @@
+"""What every evaluation panel has: pick files, run with progress and cancel, a status line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
+
+from app.tasks import Task, TaskPool
+from engine.jobs import JobReport
+
+
+class RunBar(QWidget):
+    """Run and Cancel buttons, a progress bar and a status line; runs one task at a time."""
+
+    result_ready = Signal(object)
+
+    def __init__(self, pool: TaskPool, run_label: str) -> None:
+        super().__init__()
+        self._pool = pool
+        self.task: Task | None = None
+        self.run_button = QPushButton(run_label)
+        self.run_button.setAccessibleName(run_label)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("Cancel the run")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Run progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.status = QLabel()
+        self.status.setAccessibleName("Run status")
+        self.status.setWordWrap(True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.run_button)
+        layout.addWidget(self.cancel_button)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status, 1)
+
+    def start(self, fn: Callable[[JobReport], Any], name: str) -> None:
+        if self.task is not None:
+            return
+        task = Task(fn, name)
+        task.progress.connect(self._progress)
+        task.finished.connect(self._finished)
+        task.failed.connect(lambda message: self._ended(message))
+        task.cancelled.connect(lambda: self._ended("Cancelled."))
+        self.task = task
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.status.setText(f"Running {name}…")
+        self._pool.start(task)
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+    def _progress(self, done: float, total: float) -> None:
+        if total > 0:
+            self.progress.setValue(round(done / total * 1000))
+
+    def _finished(self, result: object) -> None:
+        self._ended("")
+        self.result_ready.emit(result)
+
+    def _ended(self, message: str) -> None:
+        self.task = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
+        self.status.setText(message)
+
+
+def results_table(name: str, headers: tuple[str, ...]) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setAccessibleName(name)
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.setSortingEnabled(True)
+    table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # rows in the engine's order until a click
+    return table
+
+
+def fill_table(table: QTableWidget, rows: list[tuple[object, ...]]) -> None:
+    """Numbers sort as numbers; NaN and None show as blank."""
+    table.setSortingEnabled(False)
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            item = QTableWidgetItem()
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                if value == value:  # not NaN
+                    item.setData(0, round(float(value), 3) if isinstance(value, float) else value)
+            elif value is not None:
+                item.setText(str(value))
+            table.setItem(r, c, item)
+    table.setSortingEnabled(True)
+
+
+class FilePicker(QWidget):
+    """A button that asks for files and a label that lists what was picked."""
+
+    changed = Signal(list)
+
+    def __init__(self, label: str, ask: Callable[[QWidget], list[str]]) -> None:
+        super().__init__()
+        self._ask = ask
+        self.paths: list[str] = []
+        self.button = QPushButton(label)
+        self.button.setAccessibleName(label.rstrip("…"))
+        self.button.clicked.connect(self.pick)
+        self.label = QLabel("nothing chosen")
+        self.label.setAccessibleName("Chosen files")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.button)
+        layout.addWidget(self.label, 1)
+
+    def pick(self) -> None:
+        paths = self._ask(self)
+        if paths:
+            self.set_paths(paths)
+
+    def set_paths(self, paths: list[str]) -> None:
+        self.paths = list(paths)
+        names = ", ".join(Path(p).name for p in self.paths[:3])
+        self.label.setText(names + (f" and {len(self.paths) - 3} more" if len(self.paths) > 3 else ""))
+        self.changed.emit(self.paths)

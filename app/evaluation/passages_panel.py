@@ -1,0 +1,87 @@
+"""Passage retrieval scoring: runs against judgements (character R-precision, bpref, average precision...)."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QComboBox, QFormLayout, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from app import dialogs
+from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
+from app.evaluation.runs import PassageRun, evaluate_passages
+from app.plot_view import Plot, PlotView, Series
+from app.tasks import TaskPool
+
+RUN_FILTER = "Runs and judgements (*.run *.txt *.qrels *.tsv);;All files (*)"
+
+
+class PassagesPanel(QWidget):
+    """Pick judgements (qrels) and one or more runs; read the mean of every measure, per-topic values and t-tests."""
+
+    def __init__(self, pool: TaskPool) -> None:
+        super().__init__()
+        self.result: PassageRun | None = None
+        self.qrels = FilePicker("Judgements…", lambda parent: dialogs.ask_open_files(
+            parent, "Judgements (qrels: TOPIC DOC OFFSET LENGTH [RELEVANCE])", RUN_FILTER)[:1])
+        self.runs = FilePicker("Runs…", lambda parent: dialogs.ask_open_files(
+            parent, "Runs (TOPIC DOC OFFSET LENGTH RANK SCORE [TAG])", RUN_FILTER))
+        self.units = QComboBox()
+        self.units.setAccessibleName("Units of offsets and lengths")
+        self.units.addItem("characters of the transcript", "chars")
+        self.units.addItem("seconds of audio", "seconds")
+        self.run = RunBar(pool, "Score runs")
+        self.run.run_button.clicked.connect(self.start)
+        self.run.result_ready.connect(self.show_result)
+        self.means = results_table("Mean of each measure per run", ("run", "topics"))
+        self.per_topic = results_table("Measures per topic of the first run", ("topic",))
+        self.tests = QPlainTextEdit()
+        self.tests.setReadOnly(True)
+        self.tests.setAccessibleName("Paired t-tests between runs")
+        self.tests.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.plot = PlotView("Passage retrieval plot")
+        form = QFormLayout()
+        form.addRow("Judgements", self.qrels)
+        form.addRow("Runs", self.runs)
+        form.addRow("Units", self.units)
+        tables = QTabWidget()
+        tables.setAccessibleName("Passage retrieval tables")
+        tables.addTab(self.means, "Means")
+        tables.addTab(self.per_topic, "Per topic")
+        tables.addTab(self.tests, "t-tests")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(tables)
+        split.addWidget(self.plot)
+        split.setSizes([660, 560])
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.run)
+        layout.addWidget(split, 1)
+
+    def start(self) -> None:
+        if not (self.qrels.paths and self.runs.paths):
+            self.run.status.setText("Choose the judgements and at least one run first.")
+            return
+        qrels, runs, units = self.qrels.paths[0], list(self.runs.paths), self.units.currentData()
+        self.run.start(lambda report: evaluate_passages(runs, qrels, units, report), "passage scoring")
+
+    def show_result(self, result: PassageRun) -> None:
+        self.result = result
+        evs = result.evaluations
+        measures = list(evs[0].measures)
+        _headers(self.means, ["run", "topics", *measures])
+        fill_table(self.means, [(e.name, len(e.per_topic), *e.means().values()) for e in evs])
+        _headers(self.per_topic, ["topic", *measures])
+        first = evs[0]
+        fill_table(self.per_topic, [(t, *first.per_topic[t].values()) for t in sorted(first.per_topic)])
+        self.tests.setPlainText(result.comparison_text or "Choose two or more runs to compare them.")
+        x = np.arange(len(measures), dtype=float)
+        self.plot.set_plot(Plot(title="Mean per measure", categories=measures,
+                                series=[Series(e.name, x, np.array(list(e.means().values())), "bar") for e in evs]))
+        topics = len(first.per_topic)
+        self.run.status.setText(f"Scored {len(evs)} run(s) on {topics} judged topic(s), units {result.units}.")
+
+
+def _headers(table, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+    table.setColumnCount(len(names))
+    table.setHorizontalHeaderLabels(names)

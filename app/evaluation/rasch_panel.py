@@ -1,0 +1,112 @@
+"""Rasch measurement: calibrate systems and questions from a response matrix; tables and the paper's maps."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from app import dialogs
+from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
+from app.evaluation.runs import RaschRun, fit_matrix
+from app.plot_view import Plot, PlotView, Series
+from app.tasks import TaskPool
+
+MATRIX_FILTER = "Response matrices (*.csv *.tsv *.txt);;All files (*)"
+_FACET_HEADERS = ("id", "status", "score", "count", "measure", "SE", "infit MSQ", "infit ZSTD", "outfit MSQ",
+                  "outfit ZSTD")
+
+
+class RaschPanel(QWidget):
+    """Pick a 1/0/blank matrix (systems x questions), fit, browse systems, questions and plots."""
+
+    def __init__(self, pool: TaskPool) -> None:
+        super().__init__()
+        self.result: RaschRun | None = None
+        self.matrix = FilePicker("Response matrix…", lambda parent: dialogs.ask_open_files(
+            parent, "Response matrix", MATRIX_FILTER)[:1])
+        self.layout_choice = QComboBox()
+        self.layout_choice.setAccessibleName("Matrix layout")
+        self.layout_choice.addItem("detect", "auto")
+        self.layout_choice.addItem("wide: rows are systems, columns questions", "wide")
+        self.layout_choice.addItem("long: system, question, correct", "long")
+        self.run = RunBar(pool, "Fit Rasch model")
+        self.run.run_button.clicked.connect(self.start)
+        self.run.result_ready.connect(self.show_result)
+        self.summary = QLabel()
+        self.summary.setAccessibleName("Fit summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.systems = results_table("Systems", _FACET_HEADERS)
+        self.questions = results_table("Questions", _FACET_HEADERS)
+        self.map_plot = PlotView("Systems map plot")
+        self.question_plot = PlotView("Questions map plot")
+        self.density_plot = PlotView("Measure densities plot")
+        tables = QTabWidget()
+        tables.setAccessibleName("Rasch tables")
+        tables.addTab(self.systems, "Systems")
+        tables.addTab(self.questions, "Questions")
+        plots = QTabWidget()
+        plots.setAccessibleName("Rasch plots")
+        plots.addTab(self.map_plot, "Systems: measure × outfit")
+        plots.addTab(self.question_plot, "Questions: measure × outfit")
+        plots.addTab(self.density_plot, "Densities")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(tables)
+        split.addWidget(plots)
+        split.setSizes([660, 560])
+        form = QFormLayout()
+        form.addRow("Matrix", self.matrix)
+        form.addRow("Layout", self.layout_choice)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.run)
+        layout.addWidget(self.summary)
+        layout.addWidget(split, 1)
+
+    def start(self) -> None:
+        if not self.matrix.paths:
+            self.run.status.setText("Choose a response matrix first.")
+            return
+        path, layout = self.matrix.paths[0], self.layout_choice.currentData()
+        self.run.start(lambda report: fit_matrix(path, layout, report), "Rasch fit")
+
+    def show_result(self, result: RaschRun) -> None:
+        self.result = result
+        fit = result.fit
+        for table, facet in ((self.systems, fit.systems), (self.questions, fit.questions)):
+            fill_table(table, [
+                (facet.ids[i], facet.status[i], int(facet.score[i]), int(facet.count[i]), float(facet.measure[i]),
+                 float(facet.se[i]), float(facet.infit_msq[i]), float(facet.infit_zstd[i]),
+                 float(facet.outfit_msq[i]), float(facet.outfit_zstd[i]))
+                for i in range(len(facet.ids))
+            ])
+        s_sep, q_sep = fit.system_separation(), fit.question_separation()
+        converged = "converged" if fit.converged else "DID NOT converge"
+        self.summary.setText(
+            f"{result.source}: {fit.matrix.n_systems} systems × {fit.matrix.n_questions} questions, {converged} in "
+            f"{fit.iterations} sweeps ({fit.origin}). Systems: separation {s_sep.model_separation:.2f}, reliability "
+            f"{s_sep.model_reliability:.2f}. Questions: separation {q_sep.model_separation:.2f}, reliability "
+            f"{q_sep.model_reliability:.2f}. Removed as extreme: {len(fit.removed)}."
+        )
+        self.map_plot.set_plot(_facet_plot(result.systems_map, "Systems"))
+        self.question_plot.set_plot(_facet_plot(result.questions_map, "Questions"))
+        d = result.density
+        self.density_plot.set_plot(Plot(
+            title="Densities of measures", x_label="logits",
+            series=[Series("systems", d["grid"], d["density_systems"], "line"),
+                    Series("questions", d["grid"], d["density_questions"], "line")],
+            v_lines=[d["mean_systems"], d["mean_questions"]],
+        ))
+        self.run.status.setText(f"Fitted {result.source}.")
+
+
+def _facet_plot(data: dict, title: str) -> Plot:
+    se = np.asarray(data["se"], dtype=float)
+    sizes = 2.0 + 6.0 * se / np.nanmax(se) if se.size and np.nanmax(se) > 0 else None
+    return Plot(
+        title=f"{title}: measure by outfit mean-square", x_label="outfit MSQ", y_label="logits",
+        series=[Series(title.lower(), np.asarray(data["x_drawn"], dtype=float), np.asarray(data["measure"], dtype=float),
+                       labels=list(data["ids"]), sizes=sizes)],
+        v_lines=list(data["fit_range"]),
+    )

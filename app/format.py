@@ -1,0 +1,49 @@
+"""How times, sizes and dates read in the GUI."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+
+def clock(seconds: float) -> str:
+    """``m:ss`` under an hour, ``h:mm:ss`` from an hour on."""
+    m, s = divmod(max(0, int(seconds)), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def clock_precise(seconds: float) -> str:
+    """``m:ss.t`` (tenths), for the player and the timeline's cursor."""
+    tenths = max(0, round(seconds * 10))
+    return f"{clock(tenths // 10)}.{tenths % 10}"
+
+
+def eta_text(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s left"
+    return f"{clock(seconds)} left"
+
+
+def date_text(unix_time: float, *, with_time: bool = True) -> str:
+    if not unix_time:
+        return ""
+    return dt.datetime.fromtimestamp(unix_time).strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")
+
+
+def size_text(n_bytes: int) -> str:
+    value = float(n_bytes)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def reason(path: str, message: str) -> str:
+    """A file's message without its leading path (the row already names the file)."""
+    return message.removeprefix(f"{path}: ")
+
+
+def duration_text(seconds: float) -> str:
+    """A total length of audio: ``42 min`` under two hours, ``3.5 h`` from there on."""
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"

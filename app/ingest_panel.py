@@ -1,0 +1,95 @@
+"""The ingest queue panel: per-file state, progress bar, ETA, the reason a file failed; cancel."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.delegates import ProgressDelegate
+from app.ingest_controller import TERMINAL, IngestController
+from app.ingest_model import IngestQueueModel, ProgressRole
+from app.widgets import widget_shortcut
+from engine.jobs import JobState
+
+
+class IngestPanel(QWidget):
+    """Table of the queue with Add, Cancel selected, Cancel all and Clear finished."""
+
+    add_files_requested = Signal()
+
+    def __init__(self, controller: IngestController) -> None:
+        super().__init__()
+        self.controller = controller
+        self.model = IngestQueueModel()
+        controller.file_changed.connect(self.model.apply)
+        controller.file_progress.connect(self.model.progress)
+        controller.busy_changed.connect(self._update_buttons)
+
+        self.table = QTableView()
+        self.table.setAccessibleName("Ingest queue")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setItemDelegateForColumn(2, ProgressDelegate(ProgressRole, self.table))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 220)
+        header.resizeSection(1, 80)
+        header.resizeSection(2, 110)
+        header.resizeSection(3, 80)
+        header.setStretchLastSection(True)
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+        self.model.dataChanged.connect(self._update_buttons)
+        widget_shortcut(QKeySequence.StandardKey.Delete, self.table, self.cancel_selected)
+
+        self.add_button = QPushButton("Add…")
+        self.add_button.setAccessibleName("Add recordings to the queue")
+        self.add_button.clicked.connect(self.add_files_requested)
+        self.cancel_button = QPushButton("Cancel selected")
+        self.cancel_button.setAccessibleName("Cancel the selected files")
+        self.cancel_button.clicked.connect(self.cancel_selected)
+        self.cancel_all_button = QPushButton("Cancel all")
+        self.cancel_all_button.setAccessibleName("Cancel every file in the queue")
+        self.cancel_all_button.clicked.connect(controller.cancel_all)
+        self.clear_button = QPushButton("Clear finished")
+        self.clear_button.setAccessibleName("Remove finished files from the queue")
+        self.clear_button.clicked.connect(self.model.clear_finished)
+
+        buttons = QHBoxLayout()
+        for b in (self.add_button, self.cancel_button, self.cancel_all_button, self.clear_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        self._update_buttons()
+
+    def select_path(self, path: str) -> None:
+        row = self.model.row_of(path)
+        if row is not None:
+            self.table.selectRow(row)
+
+    def cancel_selected(self) -> None:
+        for index in self.table.selectionModel().selectedRows():
+            row = self.model.row_at(index.row())
+            if row.state not in TERMINAL:
+                self.controller.cancel_file(row.path)
+
+    def _update_buttons(self, *_: object) -> None:
+        selected = [self.model.row_at(i.row()) for i in self.table.selectionModel().selectedRows()]
+        self.cancel_button.setEnabled(any(r.state not in TERMINAL for r in selected))
+        open_rows = any(self.model.row_at(r).state in (JobState.QUEUED, JobState.RUNNING)
+                        for r in range(self.model.rowCount()))
+        self.cancel_all_button.setEnabled(open_rows)

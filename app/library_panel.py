@@ -1,0 +1,208 @@
+"""The library panel: every recording with its status; filter, sort, open, remove, transcribe again."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.data import LibraryRow
+from app.delegates import ProgressDelegate
+from app.ingest_model import ProgressRole
+from app.library_model import LibraryModel, SortRole, StatusRole
+from app.widgets import widget_shortcut
+
+#: Status filter choices: label -> statuses shown (None: all).
+STATUS_FILTERS: dict[str, frozenset[str] | None] = {
+    "All": None,
+    "Indexed": frozenset({"done"}),
+    "In progress": frozenset({"queued", "running"}),
+    "Problems": frozenset({"failed", "interrupted", "cancelled"}),
+}
+
+
+#: Starting widths (pixels) of the columns after the name, which takes the rest.
+COLUMN_WIDTHS = {1: 56, 2: 50, 3: 124, 4: 96, 5: 84}
+
+
+class LibraryFilter(QSortFilterProxyModel):
+    """Filters by name (case-insensitive substring) and by a set of statuses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setSortRole(SortRole)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterKeyColumn(0)
+        self._statuses: frozenset[str] | None = None
+
+    def set_statuses(self, statuses: frozenset[str] | None) -> None:
+        self.beginFilterChange()
+        self._statuses = statuses
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # type: ignore[override]
+        if self._statuses is not None:
+            status = self.sourceModel().index(source_row, 0, source_parent).data(StatusRole)
+            if status not in self._statuses:
+                return False
+        return super().filterAcceptsRow(source_row, source_parent)
+
+
+class LibraryPanel(QWidget):
+    """Filter box and status choice above the table; actions below; a removal is confirmed inline."""
+
+    open_requested = Signal(int)  # recording id
+    reingest_requested = Signal(list)  # paths
+    remove_requested = Signal(list)  # LibraryRow list
+    add_files_requested = Signal()
+
+    def __init__(self, model: LibraryModel) -> None:
+        super().__init__()
+        self.model = model
+        self.proxy = LibraryFilter()
+        self.proxy.setSourceModel(model)
+
+        self.filter_edit = QLineEdit(placeholderText="Filter recordings by name…", clearButtonEnabled=True)
+        self.filter_edit.setAccessibleName("Filter recordings")
+        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.status_filter = QComboBox()
+        self.status_filter.addItems(list(STATUS_FILTERS))
+        self.status_filter.setAccessibleName("Show recordings with status")
+        self.status_filter.currentTextChanged.connect(lambda label: self.proxy.set_statuses(STATUS_FILTERS[label]))
+
+        self.table = QTableView()
+        self.table.setAccessibleName("Recordings")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setItemDelegateForColumn(LibraryModel.STATUS_COLUMN, ProgressDelegate(ProgressRole, self.table))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(40)
+        for column, width in COLUMN_WIDTHS.items():
+            header.resizeSection(column, width)
+        self.table.doubleClicked.connect(self._open_index)
+        self.table.activated.connect(self._open_index)
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+
+        self.add_button = QPushButton("Add…")
+        self.add_button.setAccessibleName("Add recordings")
+        self.add_button.setToolTip("Add recordings to the library (or drop files and folders on the window)")
+        self.add_button.clicked.connect(self.add_files_requested)
+        self.reingest_button = QPushButton("Transcribe again")
+        self.reingest_button.setAccessibleName("Transcribe the selected recordings again")
+        self.reingest_button.clicked.connect(self._reingest)
+        self.remove_button = QPushButton("Remove…")
+        self.remove_button.setAccessibleName("Remove the selected recordings from the library")
+        self.remove_button.clicked.connect(self._ask_remove)
+        widget_shortcut(QKeySequence.StandardKey.Delete, self.table, self._ask_remove)
+
+        self.confirm = _ConfirmBar()
+        self.confirm.accepted.connect(self._remove)
+        self.status = QLabel()
+        self.status.setAccessibleName("Library status")
+        self.status.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.status_filter)
+        buttons = QHBoxLayout()
+        for b in (self.add_button, self.reingest_button, self.remove_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.confirm)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        self.setTabOrder(self.filter_edit, self.status_filter)
+        self.setTabOrder(self.status_filter, self.table)
+        self.setTabOrder(self.table, self.add_button)
+        self._update_buttons()
+
+    def selected_rows(self) -> list[LibraryRow]:
+        rows = {self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()}
+        return [self.model.row_at(r) for r in sorted(rows)]
+
+    def select_path(self, path: str) -> None:
+        row = self.model.row_of(path)
+        if row is not None:
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+            self.table.selectRow(index.row())
+
+    def _open_index(self, index: QModelIndex) -> None:
+        row = self.model.row_at(self.proxy.mapToSource(index).row())
+        if row.recording_id is not None:
+            self.open_requested.emit(row.recording_id)
+
+    def _update_buttons(self) -> None:
+        rows = self.selected_rows()
+        self.reingest_button.setEnabled(bool(rows))
+        self.remove_button.setEnabled(bool(rows))
+
+    def _reingest(self) -> None:
+        paths = [r.path for r in self.selected_rows()]
+        if paths:
+            self.reingest_requested.emit(paths)
+
+    def _ask_remove(self) -> None:
+        rows = self.selected_rows()
+        if rows:
+            self.confirm.ask(rows)
+
+    def _remove(self, rows: list) -> None:
+        self.remove_requested.emit(rows)
+
+
+class _ConfirmBar(QWidget):
+    """Inline 'Remove N recordings?' question: no modal dialog in the way."""
+
+    accepted = Signal(list)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[LibraryRow] = []
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.yes = QPushButton("Remove")
+        self.yes.setAccessibleName("Confirm removal")
+        self.no = QPushButton("Keep")
+        self.no.setAccessibleName("Cancel removal")
+        self.yes.clicked.connect(self._accept)
+        self.no.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.yes)
+        layout.addWidget(self.no)
+        self.hide()
+
+    def ask(self, rows: list[LibraryRow]) -> None:
+        self._rows = rows
+        what = rows[0].name if len(rows) == 1 else f"{len(rows)} recordings"
+        self.label.setText(f"Remove {what} from the library? The audio files stay where they are.")
+        self.show()
+        self.no.setFocus()
+
+    def _accept(self) -> None:
+        self.hide()
+        self.accepted.emit(self._rows)

@@ -1,0 +1,165 @@
+"""The middle of the window: timeline over transcript over the player bar, for the recording that is open.
+
+Loading a recording (its words, stories, events, entities; then its waveform)
+runs as pool tasks; answers for a recording that is no longer open are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+
+from app.data import RecordingDetail, open_reader
+from app.player import Player
+from app.player_bar import PlayerBar
+from app.settings import AppSettings
+from app.tasks import Task, TaskPool
+from app.timeline_view import TimelinePanel
+from app.transcript_doc import TranscriptLayout, build_transcript
+from app.transcript_view import TranscriptPanel
+from app.waveform import load_envelope
+from engine.export import export_transcript
+
+
+class RecordingView(QWidget):
+    opened = Signal(int)  # recording id, once its transcript is shown
+    message = Signal(str)  # for the status bar
+
+    def __init__(self, pool: TaskPool, player: Player, settings: AppSettings, db_path: Callable[[], Path]) -> None:
+        super().__init__()
+        self._pool = pool
+        self._db_path = db_path
+        self.player = player
+        self.detail: RecordingDetail | None = None
+        self.recording_id: int | None = None
+        self._wave_task: Task | None = None
+        self._after_open: tuple[float, bool] | None = None
+
+        self.timeline = TimelinePanel()
+        self.transcript = TranscriptPanel()
+        self.player_bar = PlayerBar(player, settings)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.timeline)
+        split.addWidget(self.transcript)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.player_bar)
+
+        self.transcript.seek_requested.connect(self.play_at)
+        self.timeline.canvas.seek_requested.connect(self.play_at)
+        player.position_changed.connect(self._follow)
+
+    # -- opening ----------------------------------------------------------------------------
+
+    def open(self, recording_id: int, *, seek: float | None = None, play: bool = False) -> None:
+        """Show a recording; optionally then seek the player to ``seek`` seconds (and play)."""
+        self._after_open = (seek, play) if seek is not None else None
+        if recording_id == self.recording_id and self.detail is not None:
+            self._apply_after_open()
+            return
+        self.recording_id = recording_id
+        if self._wave_task is not None:
+            self._wave_task.cancel()
+        db_path = self._db_path()
+
+        def load(report: object) -> tuple[RecordingDetail, TranscriptLayout]:
+            with open_reader(db_path) as reader:
+                detail = reader.detail(recording_id)
+            return detail, build_transcript(detail)
+
+        self._pool.submit(load, f"open recording {recording_id}",
+                          finished=lambda result: self._show(recording_id, *result),
+                          failed=self.message.emit)
+
+    def close_recording(self) -> None:
+        self.recording_id, self.detail = None, None
+        self.transcript.clear()
+
+    def _show(self, recording_id: int, detail: RecordingDetail, layout: TranscriptLayout) -> None:
+        if recording_id != self.recording_id:
+            return
+        self.detail = detail
+        self.transcript.show_detail(detail, layout)
+        self.timeline.show_detail(detail)
+        rec = detail.recording
+        if self.player.recording_id != recording_id:
+            self.player.load(recording_id, rec["path"])
+        self._apply_after_open()
+        self._follow(self.player.position())
+        self._start_waveform(recording_id, rec)
+        self.opened.emit(recording_id)
+
+    def _apply_after_open(self) -> None:
+        if self._after_open is None or self.detail is None:
+            return
+        seek, play = self._after_open
+        self._after_open = None
+        self.play_at(seek) if play else self._seek(seek)
+
+    def _start_waveform(self, recording_id: int, rec: dict) -> None:
+        path, digest, duration = rec["path"], rec["content_hash"], float(rec["duration"])
+        task = Task(lambda report: load_envelope(path, digest, duration, report), f"waveform of {rec['name']}")
+        task.finished.connect(lambda env: self._show_envelope(recording_id, env, ""))
+        task.failed.connect(lambda message: self._show_envelope(recording_id, None, f"no waveform: {message}"))
+        self._wave_task = task
+        self._pool.start(task)
+
+    def _show_envelope(self, recording_id: int, envelope: object, message: str) -> None:
+        if recording_id == self.recording_id:
+            self.timeline.show_envelope(envelope, message)  # type: ignore[arg-type]
+
+    # -- playback ---------------------------------------------------------------------------
+
+    def play_at(self, seconds: float) -> None:
+        """Play the open recording from ``seconds``."""
+        if self.detail is None:
+            return
+        self.player.play_from(int(self.detail.recording["id"]), self.detail.recording["path"], seconds)
+
+    def _seek(self, seconds: float) -> None:
+        if self.detail is not None:
+            self.player.load(int(self.detail.recording["id"]), self.detail.recording["path"])
+            self.player.seek(seconds)
+
+    def _follow(self, seconds: float) -> None:
+        if self.player.recording_id is not None and self.player.recording_id == self.recording_id:
+            self.transcript.show_position(seconds)
+            self.timeline.canvas.set_position(seconds)
+
+    # -- copy and export --------------------------------------------------------------------
+
+    def export_text(self, fmt: str) -> str:
+        """The open transcript in ``fmt`` (srt, vtt, txt, json)."""
+        if self.detail is None:
+            return ""
+        d = self.detail
+        return export_transcript(fmt, d.recording, d.words, d.segments)
+
+    def export_to(self, fmt: str, path: str) -> None:
+        if self.detail is None:
+            self.message.emit("Open a recording first.")
+            return
+        try:
+            Path(path).write_text(self.export_text(fmt), encoding="utf-8")
+        except OSError as exc:
+            self.message.emit(f"{path}: cannot write the export: {exc.strerror or exc}")
+            return
+        self.message.emit(f"Exported {self.detail.recording['name']} as {fmt.upper()} to {path}")
+
+    def copy_transcript(self) -> None:
+        cursor = self.transcript.text.textCursor()
+        text = cursor.selectedText().replace("\u2029", "\n") if cursor.hasSelection() else self.transcript.plain_text()
+        QGuiApplication.clipboard().setText(text)
+        self.message.emit("Copied the selection." if cursor.hasSelection() else "Copied the transcript.")
+
+    def suggested_name(self, fmt: str) -> str:
+        return str(Path(self.detail.recording["path"]).with_suffix(f".{fmt}")) if self.detail else f"transcript.{fmt}"

@@ -1,0 +1,244 @@
+"""Search across the whole library as you type; Enter or double-click plays from the hot spot.
+
+Each query runs as a pool task with its own connection; typing restarts a short
+timer, and answers to queries that have since changed are dropped, so the
+field never waits for the index.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.data import NOTABLE_EVENTS, LibraryReader, SearchFilters, SearchHit, open_reader
+from app.delegates import RichTextDelegate
+from app.format import clock
+from app.tasks import TaskPool
+
+_Index = QModelIndex | QPersistentModelIndex
+#: Pause in typing before a query runs (ms).
+TYPING_PAUSE_MS = 150
+#: Hits shown per query.
+RESULT_LIMIT = 100
+
+
+class SearchResultsModel(QAbstractTableModel):
+    COLUMNS = ("Recording", "Time", "Passage", "Around it")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hits: list[SearchHit] = []
+
+    def set_hits(self, hits: list[SearchHit]) -> None:
+        self.beginResetModel()
+        self.hits = hits
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.hits)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        hit = self.hits[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return Path(hit.recording).stem
+            if col == 1:
+                return clock(hit.hot_spot)
+            if col == 2:
+                return hit.snippet
+            notable = [e for e in hit.events if e.kind in NOTABLE_EVENTS]
+            nearest = sorted(notable, key=lambda e: abs(e.start - hit.hot_spot))[:3]
+            return ", ".join(f"{e.kind} {_offset(e.start - hit.hot_spot)}" for e in nearest)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{hit.recording}\nplays from {clock(hit.hot_spot)} (passage {clock(hit.start)}–{clock(hit.end)})"
+        return None
+
+
+class SearchPanel(QWidget):
+    """Query field, filters, results."""
+
+    play_requested = Signal(object)  # SearchHit
+    searched = Signal(str, int)  # query, number of hits (after an answer is shown)
+
+    def __init__(self, pool: TaskPool, db_path: Path) -> None:
+        super().__init__()
+        self._pool = pool
+        self.db_path = db_path
+        self._asked = 0  # id of the latest query sent
+        self._focus_results = False  # Enter was pressed in the query: move to the results when they come
+        self.query = QLineEdit(placeholderText="Search every recording…  (Ctrl+K)", clearButtonEnabled=True)
+        self.query.setAccessibleName("Search the library")
+        self.query.textChanged.connect(self._typed)
+        self.query.returnPressed.connect(self._search_and_focus)
+        self.event_filter = _combo("Near event", "Any event")
+        self.entity_filter = _combo("Mentions entity", "Any entity")
+        self.entity_filter.setEditable(True)
+        self.entity_filter.lineEdit().setPlaceholderText("Any entity")
+        self.recording_filter = _combo("In recording", "All recordings")
+        for combo in (self.event_filter, self.entity_filter, self.recording_filter):
+            combo.currentIndexChanged.connect(self._typed)
+        self.entity_filter.lineEdit().editingFinished.connect(self._typed)
+
+        self.model = SearchResultsModel()
+        self.table = QTableView()
+        self.table.setAccessibleName("Search results")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setItemDelegateForColumn(2, RichTextDelegate(self.table))
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(0, 120)
+        header.resizeSection(1, 56)
+        header.resizeSection(3, 120)
+        self.table.activated.connect(self._activated)
+        self.status = QLabel("Type to search the transcripts of every recording.")
+        self.status.setAccessibleName("Search status")
+        self.status.setWordWrap(True)
+
+        self._timer = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
+        self._timer.timeout.connect(self.search_now)
+
+        filters = QHBoxLayout()
+        for combo in (self.event_filter, self.entity_filter, self.recording_filter):
+            filters.addWidget(combo, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.query)
+        layout.addLayout(filters)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.status)
+        self.setTabOrder(self.query, self.event_filter)
+        self.setTabOrder(self.event_filter, self.entity_filter)
+        self.setTabOrder(self.entity_filter, self.recording_filter)
+        self.setTabOrder(self.recording_filter, self.table)
+
+    # -- filters ----------------------------------------------------------------------------
+
+    def refresh_filters(self, reader: LibraryReader) -> None:
+        """Fill the filter lists from the index, keeping the current choices."""
+        _refill(self.event_filter, [(t, t) for t in reader.event_types()])
+        _refill(self.entity_filter, [(n, n) for n in reader.entity_names()])
+        _refill(self.recording_filter, [(name, rec_id) for rec_id, name in reader.recordings_brief()])
+
+    def filters(self) -> SearchFilters:
+        entity = self.entity_filter.currentText().strip()
+        return SearchFilters(
+            event_type=self.event_filter.currentData(),
+            entity=entity if entity and entity != "Any entity" else None,
+            recording_id=self.recording_filter.currentData(),
+        )
+
+    # -- searching --------------------------------------------------------------------------
+
+    def _typed(self, *_: object) -> None:
+        self._timer.start()
+
+    def search_now(self) -> None:
+        self._timer.stop()
+        text, filters = self.query.text().strip(), self.filters()
+        self._asked += 1
+        asked = self._asked
+        if not text:
+            self.model.set_hits([])
+            self.status.setText("Type to search the transcripts of every recording.")
+            return
+        started = time.perf_counter()
+        db_path = self.db_path
+
+        def run(report: object) -> list[SearchHit]:
+            with open_reader(db_path) as reader:
+                return reader.search(text, filters, limit=RESULT_LIMIT)
+
+        self._pool.submit(
+            run, f"search {text!r}",
+            finished=lambda hits: self._answer(asked, text, hits, time.perf_counter() - started),
+            failed=lambda message: self._failed(asked, message),
+        )
+
+    def _answer(self, asked: int, text: str, hits: list[SearchHit], seconds: float) -> None:
+        if asked != self._asked:
+            return  # the query changed while this one ran
+        self.model.set_hits(hits)
+        self.table.resizeRowsToContents()
+        if self._focus_results and hits:
+            self.table.setFocus()
+            self.table.selectRow(0)
+        self._focus_results = False
+        more = " (showing the best)" if len(hits) >= RESULT_LIMIT else ""
+        noun = "passage" if len(hits) == 1 else "passages"
+        self.status.setText(f"{len(hits)} {noun} for “{text}”{more} — {seconds * 1000:.0f} ms")
+        self.searched.emit(text, len(hits))
+
+    def _failed(self, asked: int, message: str) -> None:
+        if asked == self._asked:
+            self.status.setText(f"Search failed: {message}")
+
+    def _search_and_focus(self) -> None:
+        self._focus_results = True
+        self.search_now()
+
+    def _activated(self, index: QModelIndex) -> None:
+        self.play_requested.emit(self.model.hits[index.row()])
+
+    def focus_query(self) -> None:
+        self.query.setFocus()
+        self.query.selectAll()
+
+
+def _offset(seconds: float) -> str:
+    """Where an event is relative to the hot spot: ``+12 s``, ``−1:05``."""
+    sign = "+" if seconds >= 0 else "−"
+    return f"{sign}{abs(seconds):.0f} s" if abs(seconds) < 60 else f"{sign}{clock(abs(seconds))}"
+
+
+def _combo(name: str, anything: str) -> QComboBox:
+    combo = QComboBox()
+    combo.setAccessibleName(name)
+    combo.setToolTip(name)
+    combo.addItem(anything, None)
+    combo.setMinimumContentsLength(8)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    return combo
+
+
+def _refill(combo: QComboBox, items: list[tuple[str, object]]) -> None:
+    current, typed = combo.currentData(), combo.currentText()
+    combo.blockSignals(True)
+    while combo.count() > 1:
+        combo.removeItem(1)
+    for label, data in items:
+        combo.addItem(label, data)
+    index = combo.findData(current) if current is not None else 0
+    combo.setCurrentIndex(max(0, index))
+    if combo.isEditable() and current is None and index <= 0:
+        combo.setEditText(typed)
+    combo.blockSignals(False)

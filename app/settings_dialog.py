@@ -1,0 +1,121 @@
+"""Settings: speech models, index location, worker count, detector sensitivities. Changes apply at once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import dialogs
+from app.models_panel import ModelsPanel
+from app.settings import DETECTORS, AppSettings
+
+
+class LibrarySettings(QWidget):
+    """Where the index lives and how many recognisers run at once."""
+
+    index_chosen = Signal(Path)
+
+    def __init__(self, settings: AppSettings) -> None:
+        super().__init__()
+        self._settings = settings
+        self.index_edit = QLineEdit(str(settings.db_path))
+        self.index_edit.setAccessibleName("Index file")
+        self.browse = QPushButton("Choose…")
+        self.browse.setAccessibleName("Choose the index file")
+        self.browse.clicked.connect(self._browse)
+        self.open_button = QPushButton("Open this index")
+        self.open_button.setAccessibleName("Open the index file now")
+        self.open_button.clicked.connect(self._open)
+        self.workers = QSpinBox()
+        self.workers.setAccessibleName("Recognition processes")
+        self.workers.setRange(1, max(1, os.cpu_count() or 1) * 2)
+        self.workers.setValue(settings.workers)
+        self.workers.valueChanged.connect(self._workers_changed)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.index_edit, 1)
+        row.addWidget(self.browse)
+        row.addWidget(self.open_button)
+        form = QFormLayout(self)
+        form.addRow("Index file", row)
+        form.addRow("Recognition processes", self.workers)
+        form.addRow("", QLabel("Each process loads its own copy of the speech model; more than the number of cores "
+                               "rarely helps."))
+        form.addRow("", self.note)
+
+    def _browse(self) -> None:
+        path = dialogs.ask_save_path(self, "Index file", self.index_edit.text(), "Earshot index (*.sqlite);;All files (*)")
+        if path:
+            self.index_edit.setText(path)
+            self._open()
+
+    def _open(self) -> None:
+        path = Path(self.index_edit.text()).expanduser()
+        self._settings.db_path = path
+        self.index_chosen.emit(path)
+
+    def _workers_changed(self, n: int) -> None:
+        self._settings.workers = n
+        self.note.setText(f"The next ingest runs {n} recognition process{'es' if n > 1 else ''}.")
+
+
+class DetectorSettings(QWidget):
+    """One sensitivity slider (0-100) per detector."""
+
+    def __init__(self, settings: AppSettings) -> None:
+        super().__init__()
+        self._settings = settings
+        self.sliders: dict[str, QSlider] = {}
+        form = QFormLayout(self)
+        for name in DETECTORS:
+            slider = QSlider(Qt.Orientation.Horizontal)
+            slider.setRange(1, 99)
+            label = name.replace("_", " ").capitalize()
+            slider.setAccessibleName(f"{label} sensitivity")
+            slider.setValue(settings.sensitivity(name))
+            slider.valueChanged.connect(lambda value, n=name: self._settings.set_sensitivity(n, value))
+            self.sliders[name] = slider
+            form.addRow(label, slider)
+        note = QLabel("Higher finds more (and more false alarms); the middle is the detectors' tuned default. "
+                      "Applies to recordings transcribed from now on (use Transcribe again for older ones).")
+        note.setWordWrap(True)
+        form.addRow(note)
+
+
+class SettingsDialog(QDialog):
+    """Non-modal; every change is saved when it is made."""
+
+    def __init__(self, parent: QWidget | None, settings: AppSettings, models: ModelsPanel) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Earshot settings")
+        self.resize(760, 560)
+        self.models = models
+        self.library = LibrarySettings(settings)
+        self.detectors = DetectorSettings(settings)
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Settings sections")
+        self.tabs.addTab(models, "Speech models")
+        self.tabs.addTab(self.library, "Library")
+        self.tabs.addTab(self.detectors, "Detectors")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(buttons)

@@ -1,0 +1,120 @@
+"""The library panel: listing, filtering, sorting, statuses with reasons, removal, transcribing again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.main_window import MainWindow
+from engine.index.store import NewRecording, Store, WordRow
+
+pytestmark = pytest.mark.gui
+
+
+def _add(store: Store, name: str, seconds: float) -> None:
+    words = [WordRow(0.0, 0.5, 0.9, "hello"), WordRow(0.6, 1.0, 0.8, "world")]
+    store.save_recording(NewRecording(f"/r/{name}", name, name, 1, seconds, 16000, 1, "mp3", "mp3",
+                                      "vosk", "vosk-model-small-en-us-0.15", "en", words, [(0, 1)]))
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "lib.sqlite"
+    with Store(path) as store:
+        _add(store, "evening-news.mp3", 3600.0)
+        _add(store, "council-meeting.wav", 5400.0)
+        _add(store, "morning-news.mp3", 1800.0)
+        job = store.start_job("ingest", "/r/broken.mp3")
+        store.finish_job(job, "failed", "/r/broken.mp3: corrupt audio data: invalid frame")
+    return path
+
+
+def _names(window: MainWindow) -> list[str]:
+    proxy = window.library_panel.proxy
+    return [proxy.index(r, 0).data() for r in range(proxy.rowCount())]
+
+
+def test_lists_recordings_and_failed_files_and_filters_them(qtbot, make_window, db: Path) -> None:
+    window = make_window(db)
+    panel = window.library_panel
+    assert sorted(_names(window)) == ["broken.mp3", "council-meeting.wav", "evening-news.mp3", "morning-news.mp3"]
+    assert "3 recordings, 3.0 h of audio" in panel.status.text()
+    qtbot.keyClicks(panel.filter_edit, "news")
+    assert sorted(_names(window)) == ["evening-news.mp3", "morning-news.mp3"]
+    panel.filter_edit.clear()
+    panel.status_filter.setCurrentText("Problems")
+    assert _names(window) == ["broken.mp3"]
+    status = panel.proxy.index(0, window.library.STATUS_COLUMN).data()
+    assert status == "failed: corrupt audio data: invalid frame"
+    panel.status_filter.setCurrentText("All")
+    panel.table.horizontalHeader().setSortIndicator(1, Qt.SortOrder.AscendingOrder)
+    durations = [panel.proxy.index(r, 1).data() for r in range(panel.proxy.rowCount())]
+    assert durations == ["", "30:00", "1:00:00", "1:30:00"]
+
+
+def test_sees_recordings_added_by_another_process(make_window, db: Path) -> None:
+    window = make_window(db)
+    with Store(db) as writer:
+        _add(writer, "late-edition.ogg", 60.0)
+    window.refresh()
+    assert "late-edition.ogg" in _names(window)
+
+
+def test_remove_asks_inline_then_removes(qtbot, make_window, db: Path) -> None:
+    window = make_window(db)
+    panel = window.library_panel
+    qtbot.keyClicks(panel.filter_edit, "morning")
+    panel.table.selectRow(0)
+    qtbot.mouseClick(panel.remove_button, Qt.MouseButton.LeftButton)
+    assert panel.confirm.isVisible()
+    assert "morning-news.mp3" in panel.confirm.label.text()
+    qtbot.mouseClick(panel.confirm.yes, Qt.MouseButton.LeftButton)
+    assert not panel.confirm.isVisible()
+    panel.filter_edit.clear()
+    assert "morning-news.mp3" not in _names(window)
+    with Store(db) as store:
+        assert [r["name"] for r in store.recordings(order_by="name")] == ["council-meeting.wav", "evening-news.mp3"]
+
+
+def test_removing_a_failed_row_forgets_it(qtbot, make_window, db: Path) -> None:
+    window = make_window(db)
+    panel = window.library_panel
+    panel.status_filter.setCurrentText("Problems")
+    panel.table.selectRow(0)
+    panel.table.setFocus()
+    qtbot.keyClick(panel.table, Qt.Key.Key_Delete)
+    qtbot.mouseClick(panel.confirm.yes, Qt.MouseButton.LeftButton)
+    assert _names(window) == []
+
+
+def test_transcribe_again_queues_the_selected_files_with_force(qtbot, make_window, db: Path, monkeypatch) -> None:
+    window = make_window(db)
+    queued: list[tuple[list[str], bool]] = []
+    monkeypatch.setattr(window.ingest, "enqueue", lambda paths, force=False: queued.append((paths, force)) or paths)
+    panel = window.library_panel
+    qtbot.keyClicks(panel.filter_edit, "council")
+    panel.table.selectRow(0)
+    qtbot.mouseClick(panel.reingest_button, Qt.MouseButton.LeftButton)
+    assert queued == [(["/r/council-meeting.wav"], True)]
+
+
+def test_an_interrupted_ingest_is_listed_as_interrupted(make_window, tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite"
+    with Store(db) as store:
+        store.start_job("ingest", "/r/killed.wav")
+        store.conn.execute("UPDATE jobs SET pid = 0")  # its process is gone
+    window = make_window(db)
+    assert _names(window) == ["killed.wav"]
+    assert window.library_panel.proxy.index(0, 4).data().startswith("interrupted: the program stopped")
+    assert "interrupted" in window.statusBar().currentMessage()
+
+
+def test_an_index_that_cannot_be_opened_is_reported(tmp_path: Path, capsys) -> None:
+    from app.main_window import run_gui
+
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database" * 200)
+    assert run_gui(["earshot"], bad) == 1
+    assert capsys.readouterr().err.strip() == f"earshot: error: {bad}: cannot open the index: file is not a database"

@@ -1,0 +1,113 @@
+"""Search across the library: as you type, filters, Enter plays from the hot spot."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.data import LibraryReader, SearchFilters
+from app.format import clock
+from engine.index.store import Store
+from tests.app.gui_helpers import Broadcast, store_truth, wait_loaded
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def two_recordings(library: Path, broadcast, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """The broadcast twice, under two names; only the first has events and entities."""
+    copy = tmp_path / "morning-news.wav"
+    shutil.copy(broadcast.wav, copy)
+    with Store(library) as store:
+        store_truth(store, Broadcast(copy, broadcast.truth), name="morning-news.wav")
+        store.conn.execute("DELETE FROM events WHERE recording_id = 2")
+        store.conn.execute("DELETE FROM entities WHERE recording_id = 2")
+    return library
+
+
+def _search(qtbot, window, text: str) -> list:  # type: ignore[no-untyped-def]
+    panel = window.search_panel
+    window.focus_search()
+    panel.query.clear()
+    with qtbot.waitSignal(panel.searched):
+        qtbot.keyClicks(panel.query, text)
+    return panel.model.hits
+
+
+def test_search_as_you_type_runs_once_per_pause(qtbot, make_window, library: Path, pool) -> None:
+    window = make_window(library)
+    hits = _search(qtbot, window, "fuel costs")
+    assert [pool.started.count(name) for name in (f"search {'fuel costs'!r}", "search 'f'")] == [1, 0]
+    assert len(hits) == 1
+    assert hits[0].snippet.count("<b>") == 2
+    assert window.search_panel.model.index(0, 1).data() == clock(hits[0].hot_spot)
+    assert "music" in window.search_panel.model.index(0, 3).data()
+
+
+def test_enter_plays_from_the_hot_spot(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    _search(qtbot, window, "okafor")
+    panel = window.search_panel
+    hit = panel.model.hits[0]
+    qtbot.keyClick(panel.query, Qt.Key.Key_Return)  # runs the search again and moves to the first result
+    assert panel.table.hasFocus() and panel.table.currentIndex().row() == 0
+    qtbot.keyClick(panel.table, Qt.Key.Key_Return)
+    assert window.player.recording_id == hit.recording_id
+    wait_loaded(qtbot, window)
+    okafor = next(w for w in window.view.detail.words if w["text"] == "okafor")
+    assert hit.hot_spot == hit.start <= okafor["start"] <= hit.end  # the engine's passage, played from its start
+    assert hit.hot_spot - 0.05 <= window.player.media.position() / 1000 <= hit.hot_spot + 3.0
+
+
+def test_double_click_plays_too(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    _search(qtbot, window, "airways")
+    table = window.search_panel.table
+    rect = table.visualRect(window.search_panel.model.index(0, 0))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.player.recording_id == 1
+    assert window.player.position() == pytest.approx(window.search_panel.model.hits[0].hot_spot, abs=3.0)
+
+
+def test_filters_by_recording_event_and_entity(qtbot, make_window, two_recordings: Path) -> None:
+    window = make_window(two_recordings)
+    panel = window.search_panel
+    assert len(_search(qtbot, window, "bridge")) == 2
+    with qtbot.waitSignal(panel.searched):
+        panel.recording_filter.setCurrentIndex(panel.recording_filter.findText("morning-news.wav"))
+    assert [h.recording for h in panel.model.hits] == ["morning-news.wav"]
+    panel.recording_filter.setCurrentIndex(0)
+    with qtbot.waitSignal(panel.searched):
+        panel.event_filter.setCurrentIndex(panel.event_filter.findText("music"))
+    assert [h.recording for h in panel.model.hits] == ["evening-news.wav"]
+    panel.event_filter.setCurrentIndex(0)
+    with qtbot.waitSignal(panel.searched):
+        panel.entity_filter.setCurrentIndex(panel.entity_filter.findText("Harbour Bridge"))
+    assert [h.recording for h in panel.model.hits] == ["evening-news.wav"]
+
+
+def test_a_query_with_fts_syntax_is_taken_as_words(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    hits = _search(qtbot, window, 'bridge" OR *')
+    assert hits and all("<b>bridge</b>" in h.snippet for h in hits)
+    assert window.search_panel.status.text().startswith(f"{len(hits)} passage")
+    assert _search(qtbot, window, "*") == []
+
+
+def test_library_rows_keep_an_older_transcript_with_a_newer_failure(library: Path) -> None:
+    with Store(library) as store:
+        job = store.start_job("ingest", store.recording(1)["path"])
+        store.finish_job(job, "failed", "truncated")
+        rows = LibraryReader(store).library_rows()
+    assert [(r.status, r.message, r.recording_id) for r in rows] == [("failed", "truncated", 1)]
+
+
+def test_hits_carry_the_events_around_them(library: Path) -> None:
+    with Store(library) as store:
+        hits = LibraryReader(store).search("profits", SearchFilters(event_type="music"))
+    assert len(hits) == 1
+    assert {e.kind for e in hits[0].events} == {"music"}

@@ -1,0 +1,91 @@
+"""The timeline: waveform from a worker (cached), lanes from the index, click to seek, zoom and pan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from app.timeline_view import LABEL_WIDTH, RULER_HEIGHT
+from app.waveform import BINS_PER_SECOND, envelope_cache_path
+from tests.app.gui_helpers import open_recording, wait_loaded
+
+pytestmark = pytest.mark.gui
+
+
+def test_waveform_and_lanes(make_window, qtbot, library: Path, broadcast) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(library)
+    open_recording(qtbot, window)
+    canvas = window.view.timeline.canvas
+    qtbot.waitUntil(lambda: canvas.envelope is not None)
+    assert canvas.envelope.shape == (pytest.approx(broadcast.truth.duration * BINS_PER_SECOND, abs=2), 2)
+    assert envelope_cache_path(window.view.detail.recording["content_hash"]).is_file()
+    lanes = {lane.name: len(lane.spans) for lane in canvas.lanes}
+    assert lanes["Stories"] == 2
+    assert lanes["Music"] == sum(1 for e in broadcast.truth.events if e.type == "music")
+    assert lanes["Entities"] == 6
+    assert list(lanes) == ["Stories", "Applause", "Laughter", "Music", "Speech rate", "X-duration", "Entities"]
+    # Speech is louder than the music beds between the stories.
+    story = broadcast.truth.stories[0]
+    loud = np.abs(canvas.envelope[int(story.start * BINS_PER_SECOND): int(story.end * BINS_PER_SECOND)]).max()
+    assert loud > 3000
+
+
+def test_click_seeks(make_window, qtbot, library: Path) -> None:
+    window = make_window(library)
+    open_recording(qtbot, window)
+    wait_loaded(qtbot, window)
+    canvas = window.view.timeline.canvas
+    x = round(canvas.x_of(20.0))
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(x, RULER_HEIGHT + 30))
+    assert window.player.media.position() / 1000 == pytest.approx(canvas.time_at(x), abs=0.05)
+    assert canvas.time_at(x) == pytest.approx(20.0, abs=canvas.view_span / canvas.plot_width() + 0.01)
+
+
+def test_zoom_and_pan(make_window, qtbot, library: Path) -> None:
+    window = make_window(library)
+    open_recording(qtbot, window)
+    panel = window.view.timeline
+    canvas = panel.canvas
+    whole = canvas.view_span
+    qtbot.mouseClick(panel.zoom_in, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.zoom_in, Qt.MouseButton.LeftButton)
+    assert canvas.view_span == pytest.approx(whole / 4)
+    assert panel.scroll.maximum() > 0
+    panel.scroll.setValue(panel.scroll.maximum())
+    assert canvas.view_start + canvas.view_span == pytest.approx(canvas.duration, abs=0.1)
+    start = canvas.view_start
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_Home)
+    assert canvas.view_start == 0.0 < start
+    qtbot.mouseClick(panel.zoom_all, Qt.MouseButton.LeftButton)
+    assert (canvas.view_start, canvas.view_span) == (0.0, whole)
+
+
+def test_the_playhead_follows_the_player(make_window, qtbot, library: Path) -> None:
+    window = make_window(library)
+    open_recording(qtbot, window)
+    wait_loaded(qtbot, window)
+    canvas = window.view.timeline.canvas
+    canvas.zoom(0.25, 0.0)
+    window.player.seek(25.0)
+    assert canvas.position == pytest.approx(25.0)
+    assert canvas.view_start <= 25.0 <= canvas.view_start + canvas.view_span  # paged along
+    assert canvas.x_of(25.0) > LABEL_WIDTH
+
+
+@pytest.mark.parametrize(("start", "span", "width", "expected_max"), [
+    (0.0, 20.0, 4, [249, 499, 749, 999]),  # several bins per column: the largest of each
+    (1.0, 0.1, 4, [50, 51, 52, 54]),  # zoomed in past the bins: each column shows the bin it falls in
+    (15.0, 10.0, 4, [874, 999, 0, 0]),  # past the end of the audio: empty columns
+], ids=["overview", "zoomed-in", "past-the-end"])
+def test_envelope_columns(start: float, span: float, width: int, expected_max: list[int]) -> None:
+    from app.waveform import columns
+
+    ramp = np.arange(1000)
+    envelope = np.stack([-ramp, ramp], axis=1).astype(np.int16)  # 20 s at 50 bins a second
+    cols = columns(envelope, start, span, width)
+    assert np.rint(cols[:, 1] * 32768).astype(int).tolist() == expected_max
+    assert np.array_equal(cols[:, 0], -cols[:, 1])

@@ -1,0 +1,305 @@
+"""Screenshots of every panel of the desktop app, on a demo library, at 1280x800.
+
+Builds (once; cached in ``--demo``) two generated broadcasts with music beds,
+applause and laughter, and ingests them with the default speech model through
+:class:`engine.ingest.IngestJob` (recognition, detectors, stories, entities,
+passage index: everything the panels show comes from the real pipeline), plus
+a damaged file whose failure the library lists. Then it starts the app under
+Xvfb (started here unless ``DISPLAY`` is set; ``--offscreen`` renders without
+X), runs the evaluation panels on small sample files, and saves one PNG per
+panel in ``--out``.
+
+Run: ``.venv/bin/python -m tools.screenshots [--out DIR] [--demo DIR] [--offscreen]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+WIDTH, HEIGHT = 1280, 800
+DEMO_STORIES = [
+    "Heavy rain closed the Harbour Bridge in Riverton last night. Mayor Linda Okafor thanked the Red Cross "
+    "volunteers who worked through the storm, and said the bridge would reopen on Friday.",
+    "Norland Airways shares fell after chief executive Peter Lindqvist warned that fuel costs would cut profits "
+    "this year. The airline will cancel some winter flights.",
+    "Doctor Maria Alvarez of Lakeside University found a new frog in the cloud forests of northern Peru. "
+    "The frog is smaller than a coin and sings at night.",
+    "The city council voted to build a new library beside the river. The building will open in two years and "
+    "will hold a music school and a cafe.",
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "earshot-screenshots")
+    ap.add_argument("--demo", type=Path, default=Path(tempfile.gettempdir()) / "earshot-demo")
+    ap.add_argument("--offscreen", action="store_true", help="render with Qt's offscreen platform instead of X")
+    args = ap.parse_args(argv)
+    os.environ["EARSHOT_DATA_DIR"] = str(args.demo / "data")
+    os.environ["EARSHOT_CACHE_DIR"] = str(args.demo / "cache")
+    db = build_demo(args.demo)
+    with _display(args.offscreen):
+        paths = take_screenshots(db, args.demo, args.out)
+    for p in paths:
+        print(p)
+    return 0
+
+
+# -- the demo library --------------------------------------------------------------------------
+
+
+def build_demo(folder: Path) -> Path:
+    """The demo index (built on first use): two broadcasts, a corrupt file's failure, analysis tables."""
+    db = folder / "library.sqlite"
+    if db.exists():
+        return db
+    from engine.index.store import Store
+    from engine.ingest.job import IngestJob
+    from models.manager import ModelManager
+    from tools.broadcast import build_broadcast
+    from tools.sound_clips import ClipsUnavailable
+
+    folder.mkdir(parents=True, exist_ok=True)
+    audio = folder / "audio"
+    broadcasts = []
+    for name, texts, seed in (("evening-news.wav", DEMO_STORIES[:3], 3), ("council-report.wav", DEMO_STORIES[2:], 5)):
+        print(f"building {name}", flush=True)
+        try:
+            build_broadcast(audio / name, stories=texts, seed=seed, applause=True, laughter=True)
+        except ClipsUnavailable:
+            build_broadcast(audio / name, stories=texts, seed=seed)
+        broadcasts.append(audio / name)
+    broken = audio / "damaged-tape.mp3"
+    broken.write_bytes(b"ID3\x03\x00\x00\x00\x00\x00\x10" + bytes(range(256)) * 16)
+    print("transcribing the demo broadcasts (a few minutes with the built-in model)", flush=True)
+    outcomes = IngestJob([str(p) for p in broadcasts], db_path=db, spec=ModelManager().resolve(None), workers=2).run()
+    failed = [o for o in outcomes if o.recording_id is None]
+    if failed:
+        sys.exit(f"screenshots: the demo ingest failed: {failed[0].message}")
+    with Store(db) as store:  # what an earlier, failed ingest of a damaged file leaves in the index
+        job = store.start_job("ingest", str(broken))
+        store.finish_job(job, "failed", f"{broken}: not a recognised audio or video file")
+    return db
+
+
+# -- the screenshots ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _display(offscreen: bool) -> Iterator[None]:
+    """Xvfb on a free display unless one is set (or offscreen rendering is asked for)."""
+    if offscreen:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        yield
+        return
+    if os.environ.get("DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+        yield
+        return
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        sys.exit("screenshots: Xvfb is not installed (apt-get install xvfb), or pass --offscreen")
+    display = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    proc = subprocess.Popen([xvfb, f":{display}", "-screen", "0", f"{WIDTH}x{HEIGHT}x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.environ["DISPLAY"], os.environ["QT_QPA_PLATFORM"] = f":{display}", "xcb"
+    try:
+        deadline = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{display}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def take_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+    from app.tasks import TaskPool
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("Earshot")
+    out.mkdir(parents=True, exist_ok=True)
+    window = MainWindow(db, pool=TaskPool())
+    window.resize(WIDTH, HEIGHT)
+    window.show()
+    saved: list[Path] = []
+
+    def shot(name: str, widget=None) -> None:  # type: ignore[no-untyped-def]
+        _settle(app, 0.4)
+        path = out / f"{name}.png"
+        (widget or window).grab().save(str(path))
+        saved.append(path)
+
+    _settle(app, 1.0)
+    window.view.open(1)
+    _wait(app, lambda: window.view.timeline.canvas.envelope is not None)
+    words = window.view.detail.words if window.view.detail else []
+    window.player.play_from(1, window.view.detail.recording["path"], words[len(words) // 3]["start"] if words else 0.0)
+    _settle(app, 1.5)
+    window.player.pause()
+    shot("01-main-window")
+
+    window.view.timeline.canvas.zoom(0.2, window.player.position())
+    shot("02-timeline-zoomed", window.view.timeline)
+    window.view.timeline.canvas.set_view(0.0, window.view.timeline.canvas.duration)
+
+    query = _a_recognised_word(words)
+    window.focus_search()
+    window.search_panel.query.setText(query)
+    _wait(app, lambda: window.search_panel.model.rowCount() > 0)
+    window.search_panel.table.selectRow(0)
+    shot("03-search")
+    window.docks["library"].raise_()
+
+    window.view.transcript.find.open_bar()
+    window.view.transcript.find.edit.setText(query)
+    shot("04-transcript-find", window.view.transcript)
+    window.view.transcript.find.close_bar()
+
+    _ingest_in_progress(app, window, demo)
+    shot("05-ingest-queue")
+    window.ingest.cancel_all()
+    _wait(app, lambda: not window.ingest.is_busy(), 60)
+    window.docks["log"].raise_()
+    shot("06-log")
+    window.docks["queue"].raise_()
+
+    window.library_panel.status_filter.setCurrentText("All")
+    shot("07-library", window.docks["library"])
+
+    help_dialog = window.open_help()
+    shot("08-shortcuts", help_dialog)
+    help_dialog.close()
+
+    dialog = window.open_settings()
+    dialog.resize(900, 600)
+    for k, name in enumerate(("09-settings-models", "10-settings-library", "11-settings-detectors")):
+        dialog.tabs.setCurrentIndex(k)
+        shot(name, dialog)
+    dialog.close()
+
+    evaluation = window.open_evaluation()
+    evaluation.resize(WIDTH, HEIGHT)
+    _evaluate(app, evaluation, demo)
+    for k in range(evaluation.tabs.count()):
+        evaluation.tabs.setCurrentIndex(k)
+        title = evaluation.tabs.tabText(k).lower().replace(" ", "-")
+        shot(f"{12 + k:02d}-evaluation-{title}", evaluation)
+    evaluation.close()
+    window.close()
+    _settle(app, 0.3)
+    return saved
+
+
+def _ingest_in_progress(app, window, demo: Path) -> None:  # type: ignore[no-untyped-def]
+    """Queue a long broadcast and a corrupt file; wait until the broadcast shows progress."""
+    from engine.jobs import JobState
+    from tools.broadcast import build_broadcast
+
+    long_wav = demo / "audio" / "weekend-edition.wav"
+    if not long_wav.exists():
+        build_broadcast(long_wav, stories=DEMO_STORIES * 2, seed=9)
+    broken = demo / "audio" / "damaged-tape.mp3"
+    window.settings.workers = 1
+    window.enqueue([str(long_wav), str(broken)])
+    model = window.ingest_panel.model
+
+    def running_with_progress() -> bool:
+        rows = [model.row_at(r) for r in range(model.rowCount())]
+        return any(r.state is JobState.RUNNING and r.fraction > 0.1 for r in rows)
+
+    _wait(app, running_with_progress, 120)
+
+
+def _evaluate(app, evaluation, demo: Path) -> None:  # type: ignore[no-untyped-def]
+    """Run the segmentation and Rasch panels on demo files, so their tables and plots have content."""
+    import numpy as np
+
+    panels = evaluation.panels
+    seg = panels.get("Story segmentation")
+    if seg is not None and hasattr(seg, "files"):
+        news = [s for s in (REPO / "resources" / "news" / "en.txt").read_text(encoding="utf-8").splitlines() if s]
+        files = []
+        for k, chunk in enumerate((news[:6], news[6:], news[::2])):
+            path = demo / f"bulletin-{k + 1}.txt"
+            path.write_text("\n\n".join(chunk), encoding="utf-8")
+            files.append(str(path))
+        seg.files.set_paths(files)
+        seg.start()
+        _wait(app, lambda: seg.run.task is None, 120)
+    entities = panels.get("Named entities")
+    if entities is not None and hasattr(entities, "reference"):
+        ref, hyp = demo / "entities-reference.txt", demo / "entities-hypothesis.txt"
+        ref.write_text("heavy rain closed the <L>harbour bridge</L> in <L>riverton</L> mayor <P>linda okafor</P> "
+                       "thanked the <O>red cross</O> and <O>norland airways</O> chief <P>peter lindqvist</P>\n")
+        hyp.write_text("heavy rain closed the <L>harbor bridge</L> in <L>river town</L> mayor <P>linda oh for</P> "
+                       "thanked the red cross and <P>norland</P> airways chief <P>peter lindquist</P>\n")
+        entities.reference.set_paths([str(ref)])
+        entities.hypothesis.set_paths([str(hyp)])
+        entities.start()
+        _wait(app, lambda: entities.run.task is None, 120)
+    passages = panels.get("Passage retrieval")
+    if passages is not None and hasattr(passages, "qrels"):
+        qrels, runs = demo / "topics.qrels", [demo / "mixture.run", demo / "text-only.run"]
+        qrels.write_text("".join(f"T{t} evening-news {200 * t} 300 1\n" for t in range(1, 9)))
+        runs[0].write_text("".join(f"T{t} evening-news {200 * t + 20 * (t % 3)} 300 1 9.0 mm\n" for t in range(1, 9)))
+        runs[1].write_text("".join(f"T{t} evening-news {200 * t + 120 * (t % 2)} 400 1 7.0 text\n"
+                                   for t in range(1, 9)))
+        passages.qrels.set_paths([str(qrels)])
+        passages.runs.set_paths([str(r) for r in runs])
+        passages.start()
+        _wait(app, lambda: passages.run.task is None, 120)
+    rasch = panels.get("Rasch measurement")
+    if rasch is not None and hasattr(rasch, "matrix"):
+        from engine.rasch import simulate_responses, write_matrix
+
+        rng = np.random.default_rng(7)
+        matrix = simulate_responses(rng.normal(0.5, 1.0, 25), rng.normal(0.0, 1.3, 120), rng=rng)
+        path = write_matrix(matrix, demo / "systems-by-questions.csv")
+        rasch.matrix.set_paths([str(path)])
+        rasch.start()
+        _wait(app, lambda: rasch.run.task is None, 120)
+
+
+def _a_recognised_word(words: list[dict]) -> str:
+    """The commonest recognised word the search does not drop as a stop word."""
+    import collections
+
+    from engine.search.text import query_terms
+
+    common = collections.Counter(w["text"] for w in words if len(w["text"]) >= 4 and query_terms(w["text"]))
+    return common.most_common(1)[0][0] if common else (words[0]["text"] if words else "news")
+
+
+def _settle(app, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def _wait(app, condition: Callable[[], bool], timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            print("screenshots: gave up waiting; the picture may be incomplete", file=sys.stderr)
+            return
+        app.processEvents()
+        time.sleep(0.02)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
