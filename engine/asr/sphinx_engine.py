@@ -67,8 +67,10 @@ class SphinxTranscriber:
                 if not ep.in_speech:
                     yield from self._end_utterance(utt_start)
                     in_utt = False
-        tail = ep.end_stream(buf) if (ep.in_speech or in_utt) else None
-        if tail is not None:
+        # end_stream() cannot take an empty buffer (a stream ending exactly on a
+        # frame boundary): give it one frame of silence instead.
+        tail = ep.end_stream(buf or bytes(frame_bytes)) if ep.in_speech or in_utt else None
+        if tail:
             if not in_utt:
                 self._decoder.start_utt()
                 in_utt, utt_start = True, float(ep.speech_start)

@@ -126,3 +126,15 @@ def test_broken_vosk_model_is_a_clear_error(tmp_path: Path) -> None:
 def test_unknown_engine(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="unknown recognition engine 'whisper'"):
         load_transcriber(ModelSpec("whisper", "w", str(tmp_path)))
+
+
+@pytest.mark.parametrize("cut", [0, 1, 479], ids=["on-frame-boundary", "one-past", "one-short"])
+def test_pocketsphinx_stream_ending_inside_speech(sphinx_model: ModelSpec, librivox: dict[Path, str], cut: int) -> None:
+    """A stream that stops mid-word, wherever it falls against the 30 ms endpointer frames."""
+    from engine.audio.decode import decode_all
+
+    pcm = decode_all(next(iter(librivox)))
+    end = (pcm.size // 2) // 480 * 480 + cut
+    tr = load_transcriber(sphinx_model)
+    words = [w for u in tr.transcribe(iter([pcm[:end]]), sr=16000) for w in u]
+    assert words and words[-1].end <= end / 16000 + 0.05
