@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
-from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer
+from PySide6.QtMultimedia import QAudioOutput, QMediaDevices, QMediaPlayer
 
 #: How often the position is sampled while playing, for follow-along (ms).
 FOLLOW_INTERVAL_MS = 50
@@ -33,7 +33,11 @@ class Player(QObject):
         super().__init__()
         self.media = QMediaPlayer(self)
         self.audio = QAudioOutput(self)
-        self.media.setAudioOutput(self.audio)
+        # With no audio device (a headless machine), Qt's FFmpeg backend can block in
+        # QMediaPlayer.stop() waiting for an audio sink that never opened; without an
+        # output the player still loads, seeks and keeps its position.
+        if QMediaDevices.audioOutputs():
+            self.media.setAudioOutput(self.audio)
         self.recording_id: int | None = None
         self.path: str | None = None
         self._pending_seek: float | None = None
