@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Lint (ruff, import contracts, mypy on engine/), run the whole test suite (GUI tests
-# offscreen), then build the standalone app and check it (EARSHOT_SKIP_BUILD=1 skips that).
+# Lint (ruff, import contracts, mypy on engine/), build the standalone app and check it
+# (EARSHOT_SKIP_BUILD=1 skips that), then run the whole test suite (GUI tests offscreen).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
@@ -8,9 +8,10 @@ export PYTHONDONTWRITEBYTECODE=1
 .venv/bin/ruff check .
 .venv/bin/lint-imports
 .venv/bin/mypy engine
-.venv/bin/python -m pytest "$@"
 # The standalone app: build it from this checkout and check it as a user meets it.
 if [ "${EARSHOT_SKIP_BUILD:-0}" != "1" ]; then
   bash packaging/build.sh
   bash packaging/check_build.sh
 fi
+# The whole test suite last, so its summary line closes the output.
+.venv/bin/python -m pytest "$@"
