@@ -19,6 +19,13 @@ Peers: nltk TextTiling (w=20, k=10, the stop-word list below) and C99 from the
 boundaries (captions and articles carry punctuation), which the HMM never sees;
 C99 is run on windows of 200 sentences on NewsScape days because it is quadratic.
 Baselines: no boundary at all; evenly spaced stories at the training mean length.
+
+HMM rows: the paper's features, and the same plus SENTENCE-START (a story starts a
+sentence; the source punctuation the peers get as well), each at the penalty that
+minimises the dev TDT cost and at the largest penalty whose dev P(false alarm) is at
+most 0.11; and the paper's-features HMM at each peer's operating point (in every
+document, the penalty that gives as many boundaries as the peer placed there; found
+without reference labels). A penalty sweep gives each variant's DET curve.
 """
 
 from __future__ import annotations
@@ -38,7 +45,14 @@ sys.path.insert(0, str(ROOT))
 
 from engine.segment import config  # noqa: E402
 from engine.segment.evaluate import evenly_spaced_starts, half_mean_story_length, score_documents  # noqa: E402
-from engine.segment.experiments import hmm_starts, leave_one_out, lee_folds  # noqa: E402
+from engine.segment.experiments import (  # noqa: E402
+    hmm_starts,
+    hmm_starts_matching,
+    leave_one_out,
+    lee_folds,
+    penalty_sweep,
+)
+from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES  # noqa: E402
 from engine.segment.text import read_corpus, read_lee_articles  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -127,38 +141,93 @@ _PEER_CACHE: dict[str, list[int]] = {}
 
 
 def cached_peer(name: str, transcript, compute) -> np.ndarray:
-    """Peer results depend only on the text: reuse them across runs (``--peer-cache``)."""
+    """Peer results depend only on the words and sentences: reuse them across runs (``--peer-cache``)."""
     import hashlib
 
-    key = name + ":" + hashlib.sha1(" ".join(transcript.words).encode()).hexdigest()
+    text = " ".join(transcript.words) + "|" + ",".join(map(str, transcript.sentence_starts.tolist()))
+    key = name + ":" + hashlib.sha1(text.encode()).hexdigest()
     if key not in _PEER_CACHE:
         _PEER_CACHE[key] = [int(x) for x in compute(transcript)]
     return np.asarray(_PEER_CACHE[key], dtype=np.int64)
 
 
-def run_systems(folds, *, c99_window: int | None, extra_models: dict | None = None) -> dict:
-    """Decode every test document with every system; score each system over all folds."""
+PAPER, SENTENCES = "HMM, paper's features", "HMM + SENTENCE-START"
+
+
+def run_systems(variants: dict, *, c99_window: int | None, extra_models: dict | None = None) -> dict:
+    """Decode every test document with every system; score each system over all folds.
+
+    ``variants`` maps a label to folds trained with one feature set; all share the
+    same test documents. Besides each variant's cost-tuned penalty and its penalty
+    for dev P(fa) <= 0.11, the paper's-features HMM is also run at the operating
+    point of each peer (as many boundaries as the peer placed in that document).
+    """
     hyps: dict[str, list] = {}
     tests = []
-    for fold in folds:
+    first = next(iter(variants.values()))
+    for k, fold in enumerate(first):
         train_mean = float(fold.model.info.get("mean_story_length") or 0) or _mean_length(fold.model)
-        for t in fold.test:
+        for i, t in enumerate(fold.test):
             tests.append(t)
-            hyps.setdefault("HMM (this work)", []).append(hmm_starts(fold.model, t))
-            recall = fold.model.info.get("penalty_at_false_alarm") or {}
-            if recall:
-                name = f"HMM, penalty set on dev for P(fa) <= {recall['target']}"
-                hyps.setdefault(name, []).append(hmm_starts(fold.model, t, log_penalty=recall["log_penalty"]))
+            for label, folds in variants.items():
+                model = folds[k].model
+                assert folds[k].test[i].words == t.words, "variants must share their test documents"
+                hyps.setdefault(label, []).append(hmm_starts(model, t))
+                recall = model.info.get("penalty_at_false_alarm") or {}
+                if recall:
+                    name = f"{label}, penalty set on dev for P(fa) <= {recall['target']}"
+                    hyps.setdefault(name, []).append(hmm_starts(model, t, log_penalty=recall["log_penalty"]))
             for name, model in (extra_models or {}).items():
                 hyps.setdefault(name, []).append(hmm_starts(model, t))
-            hyps.setdefault("TextTiling (nltk)", []).append(cached_peer("texttiling", t, texttiling_starts))
-            hyps.setdefault("C99 (uts)", []).append(
-                cached_peer(f"c99-{c99_window}", t, lambda x: c99_starts(x, window_sentences=c99_window))
-            )
+            tiling = cached_peer("texttiling", t, texttiling_starts)
+            c99 = cached_peer(f"c99-{c99_window}", t, lambda x: c99_starts(x, window_sentences=c99_window))
+            hyps.setdefault("TextTiling (nltk)", []).append(tiling)
+            hyps.setdefault("C99 (uts)", []).append(c99)
+            paper_model = variants[PAPER][k].model
+            for peer, starts in (("TextTiling", tiling), ("C99", c99)):
+                name = f"{PAPER}, as many boundaries as {peer}"
+                hyps.setdefault(name, []).append(hmm_starts_matching(paper_model, t, int((starts > 0).sum())))
             hyps.setdefault("no boundary", []).append(np.zeros(1, dtype=np.int64))
             n_even = max(1, round(len(t) / train_mean))
             hyps.setdefault("evenly spaced", []).append(evenly_spaced_starts(len(t), n_even))
     return {name: nltk_scores(tests, h) for name, h in hyps.items()}
+
+
+#: Penalties of the DET curves (log units).
+SWEEP_PENALTIES = tuple(float(x) for x in np.arange(-4.0, 12.5, 1.0))
+
+
+def det_curves(variants: dict) -> dict:
+    """Pooled P(miss) / P(false alarm) of every variant over the penalty sweep."""
+    return {label: penalty_sweep(folds, SWEEP_PENALTIES) for label, folds in variants.items()}
+
+
+def plot_det(results: dict, path: Path) -> None:
+    """P(miss) against P(false alarm): the HMM's penalty sweeps as curves, every other system as a point."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4), dpi=110)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2)
+    for ax, key in zip(axes, ("lee", "newsscape"), strict=True):
+        if key not in results:
+            continue
+        block = results[key]
+        for label, points in block["det"].items():
+            ax.plot([p["p_false_alarm"] for p in points], [p["p_miss"] for p in points], marker=".", label=label)
+        for name, s in block["scores"].items():
+            if name.startswith(("TextTiling", "C99", "evenly")):
+                ax.scatter([s["p_false_alarm"]], [s["p_miss"]], marker="x", zorder=3)
+                ax.annotate(name.split(" (")[0], (s["p_false_alarm"], s["p_miss"]), fontsize=7,
+                            textcoords="offset points", xytext=(4, 4))
+        ax.scatter([0.11], [0.14], marker="*", color="k", zorder=3)
+        ax.annotate("paper (ABC)", (0.11, 0.14), fontsize=7, textcoords="offset points", xytext=(4, -10))
+        ax.set(title=key, xlabel="P(false alarm)", ylabel="P(miss)", xlim=(0, 1), ylim=(0, 1))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
 
 
 def _mean_length(model) -> float:
@@ -269,6 +338,13 @@ def markdown(results: dict) -> str:
         ref = next(iter(block["scores"].values()))["reference_boundaries"]
         lines += ["", f"Reference boundaries: {ref}. Paper (ABC World News Tonight, TDT-2): "
                   "P(miss) 0.14 at P(false alarm) 0.11.", ""]
+        lines += ["DET curve (pooled, penalty " + f"{SWEEP_PENALTIES[0]:g} to {SWEEP_PENALTIES[-1]:g}" + "):", "",
+                  "| penalty | " + " | ".join(f"{label} P(miss) / P(fa)" for label in block["det"]) + " |",
+                  "| ---: | " + " | ".join("---:" for _ in block["det"]) + " |"]
+        for i, penalty in enumerate(SWEEP_PENALTIES):
+            cells = [f"{pts[i]['p_miss']:.3f} / {pts[i]['p_false_alarm']:.3f}" for pts in block["det"].values()]
+            lines.append(f"| {penalty:g} | " + " | ".join(cells) + " |")
+        lines += ["", "Plot: `bench/results/segment_det.png`.", ""]
     if "speed" in results:
         s = results["speed"]
         lines += ["## Speed", "", "| what | seconds |", "| --- | ---: |",
@@ -281,7 +357,8 @@ def markdown(results: dict) -> str:
                   f"| dense numpy Viterbi, extrapolated to {s['words']:,} words "
                   f"| {s['dense_numpy_seconds_per_million_words_extrapolated']:.1f} |",
                   f"| training on all four NewsScape days (incl. hyper-parameter search) "
-                  f"| {results['train_seconds_newsscape']:.1f} |", ""]
+                  f"| {results['train_seconds_newsscape']:.1f} |",
+                  f"| the same, with SENTENCE-START | {results['train_seconds_newsscape_punctuated']:.1f} |", ""]
     return "\n".join(lines)
 
 
@@ -308,29 +385,38 @@ def main(argv=None) -> int:
     }
     lee = read_lee_articles(SHARED / "lee" / "lee_background.cor") + read_lee_articles(SHARED / "lee" / "lee.cor")
     t0 = time.perf_counter()
-    folds = lee_folds(lee, n_folds=5, documents_per_fold=8 if args.quick else 20, articles_per_document=10,
-                      train_articles_per_document=40, seed=20260613)
+    lee_variants = {
+        label: lee_folds(lee, n_folds=5, documents_per_fold=8 if args.quick else 20, articles_per_document=10,
+                         train_articles_per_document=40, seed=20260613, features=features)
+        for label, features in ((PAPER, DEFAULT_FEATURES), (SENTENCES, PUNCTUATED_FEATURES))
+    }
     newsscape = read_corpus(SHARED / "newsscape")
     t1 = time.perf_counter()
     default_model = train_model(newsscape)
     results["train_seconds_newsscape"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    train_model(newsscape, features=PUNCTUATED_FEATURES)
+    results["train_seconds_newsscape_punctuated"] = time.perf_counter() - t1
     results["lee"] = {
         "description": (f"{len(lee)} articles; per fold, 20 test documents of 10 held-out articles and a model "
                         "trained on the other articles (40 per training document). The NewsScape-trained "
                         "default model is also run unchanged (no retraining) as a cross-domain check."),
-        "scores": run_systems(folds, c99_window=None,
+        "scores": run_systems(lee_variants, c99_window=None,
                               extra_models={"HMM, NewsScape default model (cross-domain)": default_model}),
+        "det": det_curves(lee_variants),
     }
     print(f"Lee done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if args.peer_cache:
         args.peer_cache.write_text(json.dumps(_PEER_CACHE), encoding="utf-8")
     t0 = time.perf_counter()
-    ns_folds = leave_one_out(newsscape)
+    ns_variants = {label: leave_one_out(newsscape, features=features)
+                   for label, features in ((PAPER, DEFAULT_FEATURES), (SENTENCES, PUNCTUATED_FEATURES))}
     results["newsscape"] = {
         "description": ("Four channel-days (" + ", ".join(t.name[:10] for t in newsscape) + "); each day is "
                         "decoded by a model trained on the other three. Boundaries are story starts and "
                         "commercial-block starts; the 2006-08-03 KCET/KCAL/KTLA/KNBC day has coarse labels."),
-        "scores": run_systems(ns_folds, c99_window=C99_WINDOW_SENTENCES),
+        "scores": run_systems(ns_variants, c99_window=C99_WINDOW_SENTENCES),
+        "det": det_curves(ns_variants),
     }
     print(f"NewsScape done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if args.peer_cache:
@@ -339,6 +425,7 @@ def main(argv=None) -> int:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "segment.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
     (RESULTS / "segment.md").write_text(markdown(results), encoding="utf-8")
+    plot_det(results, RESULTS / "segment_det.png")
     print(markdown(results))
     return 0
 

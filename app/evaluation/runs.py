@@ -31,19 +31,20 @@ def evaluate_segmentation(
     ``log_penalty`` is the boundary penalty (log; None: the model's tuned value; higher: more stories).
     """
     from engine.segment.experiments import score
-    from engine.segment.segmenter import segment_words
+    from engine.segment.segmenter import segment_transcript
     from engine.segment.text import read_transcript
-    from models.segmentation import DEFAULT_MODEL_NAME, load_model
+    from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, load_model
 
-    seg_model = load_model(model)
+    seg_model = load_model(model) if model else None  # None: the shipped model suited to each input
     transcripts, hyps = [], []
+    used: set[str] = set()
     for i, path in enumerate(paths):
         report.progress(i, len(paths))
         report.cancel.raise_if_cancelled()
         transcript = read_transcript(path)
         transcripts.append(transcript)
-        found = segment_words(transcript.words, starts=transcript.starts, ends=transcript.ends, model=seg_model,
-                              log_penalty=log_penalty, with_posteriors=False)
+        used.add(model or (PUNCTUATED_MODEL_NAME if transcript.sentence_starts.size else DEFAULT_MODEL_NAME))
+        found = segment_transcript(transcript, model=seg_model, log_penalty=log_penalty, with_posteriors=False)
         hyps.append(found.story_starts)
     report.progress(len(paths), len(paths))
     rows = [(t.name, score([t], [h])) for t, h in zip(transcripts, hyps, strict=True)]
@@ -52,7 +53,7 @@ def evaluate_segmentation(
     return SegmentationRun(
         rows, {t.name: t.story_starts for t in transcripts}, {t.name: np.asarray(h) for t, h in zip(transcripts, hyps,
                                                                                                     strict=True)},
-        {t.name: len(t) for t in transcripts}, model or DEFAULT_MODEL_NAME,
+        {t.name: len(t) for t in transcripts}, model or " and ".join(sorted(used)),
     )
 
 

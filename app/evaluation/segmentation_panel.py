@@ -11,6 +11,7 @@ from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
 from app.evaluation.runs import SegmentationRun, evaluate_segmentation
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
+from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 TRANSCRIPT_FILTER = "Transcripts with story markers (*.txt3 *.txt);;All files (*)"
 
@@ -25,7 +26,11 @@ class SegmentationPanel(QWidget):
             parent, "Transcripts with story markers", TRANSCRIPT_FILTER))
         self.model = QComboBox()
         self.model.setAccessibleName("Segmentation model")
-        self.model.addItem("newsscape (shipped)", None)
+        self.model.addItem("Shipped, chosen by punctuation", None)
+        self.model.addItem("newsscape (paper's features)", DEFAULT_MODEL_NAME)
+        self.model.addItem("newsscape-punctuated (+ sentence starts)", PUNCTUATED_MODEL_NAME)
+        self.model.setToolTip("Punctuated transcripts (captions, text) use the model with the sentence-start "
+                              "feature; recognizer output has no punctuation and uses the paper's features.")
         self.penalty = QDoubleSpinBox()
         self.penalty.setAccessibleName("Boundary penalty")
         self.penalty.setToolTip("Boundary penalty (log). Higher finds more, shorter stories.")

@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     train.add_argument("--out", required=True, metavar="NAME", help="model name (or path ending in .npz)")
     train.add_argument("--max-state", type=int, default=None, metavar="L", help="position states (default 250)")
     train.add_argument("--no-tune", action="store_true", help="keep default binning/smoothing/penalty settings")
+    train.add_argument("--sentences", action="store_true",
+                       help="add the SENTENCE-START feature (the corpus must be punctuated; the model then "
+                            "segments punctuated input only)")
     train.set_defaults(func=_train)
 
     run = sub.add_parser("run", help="segment one transcript and list its stories")
@@ -46,6 +49,8 @@ def register(subparsers) -> None:
                     help="folder of .txt3/.txt transcripts (default: ../shared/data/newsscape)")
     ev.add_argument("--leave-one-out", action="store_true",
                     help="train on all transcripts but one and test on that one, in turn")
+    ev.add_argument("--sentences", action="store_true",
+                    help="with --leave-one-out: train with the SENTENCE-START feature (punctuated corpus)")
     _model_args(ev)
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.set_defaults(func=_eval)
@@ -101,6 +106,7 @@ def _default_corpus() -> Path:
 
 def _train(args) -> int:
     from engine.segment import config
+    from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
     from engine.segment.model import Hyperparameters, train_model
     from engine.segment.text import read_corpus
     from models.segmentation import model_path
@@ -112,6 +118,7 @@ def _train(args) -> int:
     started = time.perf_counter()
     model = train_model(
         transcripts, hyper=Hyperparameters() if args.no_tune else None, max_state=max_state,
+        features=PUNCTUATED_FEATURES if args.sentences else DEFAULT_FEATURES,
         info={"corpus": Path(args.corpus).name, "files": [t.name for t in transcripts]},
     )
     path = model.save(model_path(args.out))
@@ -123,11 +130,10 @@ def _train(args) -> int:
 
 
 def _run(args) -> int:
-    from engine.segment.segmenter import segment_words
+    from engine.segment.segmenter import segment_transcript
 
     transcript = _load_transcript(args.rec, args)
-    result = segment_words(transcript.words, starts=transcript.starts, ends=transcript.ends,
-                           model=args.model, log_penalty=args.penalty)
+    result = segment_transcript(transcript, model=args.model, log_penalty=args.penalty)
     stories = []
     for (a, b), conf in zip(result.spans(), result.confidence, strict=True):
         story = {"start_word": a, "end_word": b, "confidence": round(float(conf), 4),
@@ -155,11 +161,13 @@ def _eval(args) -> int:
     if args.leave_one_out:
         if len(transcripts) < 2:
             raise ParameterError(f"{corpus}: leave-one-out needs at least 2 transcripts, found {len(transcripts)}")
-        folds = leave_one_out(transcripts)
+        from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
+
+        folds = leave_one_out(transcripts, features=PUNCTUATED_FEATURES if args.sentences else DEFAULT_FEATURES)
         tested = [t for f in folds for t in f.test]
         hyps = [_starts_with_penalty(f.model, t, args.penalty) for f in folds for t in f.test]
     else:
-        model = load_model(args.model)
+        model = load_model(args.model) if args.model else None  # None: the shipped model for each input
         tested = transcripts
         hyps = [_starts_with_penalty(model, t, args.penalty) for t in transcripts]
     rows = [(t.name, score([t], [h])) for t, h in zip(tested, hyps, strict=True)]
@@ -175,10 +183,9 @@ def _eval(args) -> int:
 
 
 def _starts_with_penalty(model, transcript, penalty):
-    from engine.segment.segmenter import segment_words
+    from engine.segment.segmenter import segment_transcript
 
-    return segment_words(transcript.words, starts=transcript.starts, ends=transcript.ends, model=model,
-                         log_penalty=penalty, with_posteriors=False).story_starts
+    return segment_transcript(transcript, model=model, log_penalty=penalty, with_posteriors=False).story_starts
 
 
 def _read_truth(path: str, n_words: int) -> np.ndarray:
@@ -214,7 +221,8 @@ def _explain(args) -> int:
 
     transcript = _load_transcript(args.rec, args)
     truth = _read_truth(args.truth, len(transcript))
-    data = explain(resolve_model(args.model), transcript, truth, log_penalty=args.penalty)
+    model = resolve_model(args.model, punctuated=transcript.sentence_starts.size > 0)
+    data = explain(model, transcript, truth, log_penalty=args.penalty)
     written = write_explanation(data, args.out)
     print(f"wrote {len(written)} files to {args.out}")
     return 0

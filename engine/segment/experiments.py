@@ -15,18 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.segment.evaluate import Scores, score_documents
+from engine.segment.features import DEFAULT_FEATURES
 from engine.segment.model import Hyperparameters, SegmentationModel, train_model
-from engine.segment.segmenter import segment_words
+from engine.segment.segmenter import segment_transcript
 from engine.segment.text import Transcript, choi_documents, concatenate_articles
 
 
 def hmm_starts(model: SegmentationModel, transcript: Transcript, *, log_penalty: float | None = None) -> np.ndarray:
     """Story starts the model finds in a transcript (Viterbi only)."""
-    result = segment_words(
-        transcript.words, starts=transcript.starts, ends=transcript.ends, model=model, log_penalty=log_penalty,
-        with_posteriors=False,
-    )
-    return result.story_starts
+    return segment_transcript(transcript, model=model, log_penalty=log_penalty, with_posteriors=False).story_starts
 
 
 def score(transcripts: Sequence[Transcript], hypotheses: Sequence[np.ndarray]) -> Scores:
@@ -47,6 +44,7 @@ def leave_one_out(
     transcripts: Sequence[Transcript],
     *,
     hyper: Hyperparameters | None = None,
+    features: Sequence = DEFAULT_FEATURES,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Fold]:
     """Train on all transcripts but one, for each one."""
@@ -55,7 +53,7 @@ def leave_one_out(
         if progress:
             progress(i, len(transcripts))
         kept = [t for j, t in enumerate(transcripts) if j != i]
-        folds.append(Fold(test=[held], model=train_model(kept, hyper=hyper, info={"held_out": held.name})))
+        folds.append(Fold(test=[held], model=train_model(kept, hyper=hyper, features=features, info={"held_out": held.name})))
     return folds
 
 
@@ -68,6 +66,7 @@ def lee_folds(
     train_articles_per_document: int,
     seed: int,
     hyper: Hyperparameters | None = None,
+    features: Sequence = DEFAULT_FEATURES,
 ) -> list[Fold]:
     """k-fold cross-validation over articles with Choi-style test documents."""
     rng = np.random.default_rng(seed)
@@ -84,5 +83,52 @@ def lee_folds(
             [articles[i] for i in held], n_documents=documents_per_fold,
             articles_per_document=articles_per_document, rng=rng,
         )
-        folds.append(Fold(test=test, model=train_model(train, hyper=hyper, info={"fold": k})))
+        folds.append(Fold(test=test, model=train_model(train, hyper=hyper, features=features, info={"fold": k})))
     return folds
+
+
+def hmm_starts_matching(
+    model: SegmentationModel,
+    transcript: Transcript,
+    n_boundaries: int,
+    *,
+    low: float = -30.0,
+    high: float = 40.0,
+    steps: int = 30,
+) -> np.ndarray:
+    """Story starts at the boundary penalty whose count of boundaries comes closest to ``n_boundaries``.
+
+    Compares the HMM with another segmenter at the same operating point (as many
+    boundaries as it placed), using no reference labels. The count grows with the
+    penalty, so the penalty is found by bisection over ``[low, high]`` (log units).
+    """
+    def found(penalty: float) -> np.ndarray:
+        return hmm_starts(model, transcript, log_penalty=penalty)
+
+    target = max(int(n_boundaries), 0)
+    best = found(low)
+    for _ in range(steps):
+        mid = 0.5 * (low + high)
+        starts = found(mid)
+        count = int((starts > 0).sum())
+        if abs(count - target) < abs(int((best > 0).sum()) - target):
+            best = starts
+        if count == target:
+            break
+        if count < target:
+            low = mid
+        else:
+            high = mid
+    return best
+
+
+def penalty_sweep(
+    folds: Sequence[Fold], penalties: Sequence[float]
+) -> list[dict]:
+    """Pooled scores of every fold's model over its own test documents, at each penalty (a DET curve)."""
+    tests = [t for f in folds for t in f.test]
+    points = []
+    for penalty in penalties:
+        hyps = [hmm_starts(f.model, t, log_penalty=float(penalty)) for f in folds for t in f.test]
+        points.append({"log_penalty": float(penalty), **score(tests, hyps).as_dict()})
+    return points

@@ -68,7 +68,9 @@ def explain(
         raise ParameterError(f"true story start {truth.max()} is beyond the last word ({n - 1})")
     reference = Transcript(words=transcript.words, story_starts=truth, name=transcript.name)
     true_path = true_states(reference, model.max_state)
-    values = model.feature_values(transcript.words, starts=transcript.starts, ends=transcript.ends)
+    sentences = transcript.sentence_starts if transcript.sentence_starts.size else None
+    values = model.feature_values(transcript.words, starts=transcript.starts, ends=transcript.ends,
+                                  sentence_starts=sentences)
     bins = model.bins_of(values)
     predicted = model.decode(bins, log_penalty=log_penalty)
     ratios = {}

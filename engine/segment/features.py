@@ -133,12 +133,15 @@ class FeatureInput:
 
     ``ids`` index the per-word tables (unseen words have ids >= V, see
     :class:`Vocabulary`); ``x_duration`` is the untranscribed time before each word
-    in seconds (zeros when unknown).
+    in seconds (zeros when unknown); ``sentence_start`` says, for each word, whether
+    the source's punctuation opens a sentence there (None when the source has no
+    punctuation, as recognizer output has none).
     """
 
     ids: np.ndarray
     vocabulary_size: int
     x_duration: np.ndarray
+    sentence_start: np.ndarray | None = None
 
 
 def _lookup(table: np.ndarray, ids: np.ndarray, vocabulary_size: int) -> np.ndarray:
@@ -214,6 +217,29 @@ class XDuration:
         return data.x_duration
 
 
+@dataclass(frozen=True)
+class SentenceStart:
+    """SENTENCE-START: 1 if the source's punctuation opens a sentence at this word, else 0.
+
+    Not one of the paper's features (section 8 invites richer ones): captions and
+    written text carry punctuation, recognizer output does not, so a model with this
+    feature only segments punctuated input. A story always starts a sentence, so
+    state 0 learns p(1 | state 0) close to 1; states 1.. are smoothed as usual.
+    """
+
+    name: str = "sentence_start"
+    own_states: int | None = None
+
+    def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:
+        return {}
+
+    def values(self, data: FeatureInput, tables: Mapping[str, np.ndarray]) -> np.ndarray:
+        if data.sentence_start is None:
+            raise ParameterError("this segmentation model needs sentence punctuation (sentence_starts), "
+                                 "which this input does not have")
+        return data.sentence_start.astype(np.float64)
+
+
 #: The paper's nine features minus COHER-4 (which hurt in the paper): COHER-1..3,
 #: X-DURATION and four triggers.
 DEFAULT_FEATURES: tuple = (
@@ -224,7 +250,22 @@ DEFAULT_FEATURES: tuple = (
     *(Trigger(f"trigger_{name}", position=pos) for name, pos in config.TRIGGER_REGIONS.items()),
 )
 
-FEATURES_BY_NAME = {f.name: f for f in DEFAULT_FEATURES}
+#: The paper's features plus SENTENCE-START, for punctuated input (captions, text).
+PUNCTUATED_FEATURES: tuple = (*DEFAULT_FEATURES, SentenceStart())
+
+FEATURES_BY_NAME = {f.name: f for f in PUNCTUATED_FEATURES}
+
+
+def sentence_start_mask(n_words: int, sentence_starts: np.ndarray | Sequence[int] | None) -> np.ndarray | None:
+    """Bool mask, shape (n_words,), of the words that open a sentence; None stays None."""
+    if sentence_starts is None:
+        return None
+    idx = np.asarray(sentence_starts, dtype=np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_words):
+        raise ParameterError(f"sentence starts must be word indices in 0..{n_words - 1}")
+    mask = np.zeros(n_words, dtype=bool)
+    mask[idx] = True
+    return mask
 
 
 def word_tables(features: Sequence, stats: WordStatistics) -> dict[str, np.ndarray]:
@@ -274,10 +315,24 @@ def x_duration_of(
 
 
 def feature_matrix(
-    features: Sequence, tables: Mapping[str, np.ndarray], vocabulary: Vocabulary, words: Sequence[str], x_duration
+    features: Sequence,
+    tables: Mapping[str, np.ndarray],
+    vocabulary: Vocabulary,
+    words: Sequence[str],
+    x_duration,
+    *,
+    sentence_starts: np.ndarray | Sequence[int] | None = None,
 ) -> np.ndarray:
-    """Feature values, shape (n_words, n_features), float64."""
-    data = FeatureInput(ids=vocabulary.encode(words), vocabulary_size=len(vocabulary), x_duration=x_duration)
+    """Feature values, shape (n_words, n_features), float64.
+
+    ``sentence_starts`` are the word indices that open a sentence (None: unknown).
+    """
+    data = FeatureInput(
+        ids=vocabulary.encode(words),
+        vocabulary_size=len(vocabulary),
+        x_duration=x_duration,
+        sentence_start=sentence_start_mask(len(words), sentence_starts),
+    )
     out = np.empty((len(words), len(features)))
     for j, feature in enumerate(features):
         out[:, j] = feature.values(data, tables)

@@ -94,10 +94,12 @@ class SegmentationModel:
         starts: np.ndarray | None = None,
         ends: np.ndarray | None = None,
         x_duration: np.ndarray | None = None,
+        sentence_starts: np.ndarray | Sequence[int] | None = None,
     ) -> np.ndarray:
-        """Raw feature values, shape (n_words, F)."""
+        """Raw feature values, shape (n_words, F); ``sentence_starts`` are word indices (None: unpunctuated)."""
         xd = x_duration_of(len(words), starts=starts, ends=ends, x_duration=x_duration)
-        return feature_matrix(self.features, self.word_tables, self.vocabulary, words, xd)
+        return feature_matrix(self.features, self.word_tables, self.vocabulary, words, xd,
+                              sentence_starts=sentence_starts)
 
     def bins_of(self, values: np.ndarray) -> np.ndarray:
         """Bin indices, shape (n_words, F), int64."""
@@ -256,7 +258,8 @@ def prepare_training(
         for i, d in enumerate(docs):
             if folds[i] == k:
                 xd = x_duration_of(len(d), starts=d.starts, ends=d.ends)
-                values[i] = feature_matrix(features, tables, vocabulary, d.words, xd)
+                sentences = d.sentence_starts if d.sentence_starts.size else None
+                values[i] = feature_matrix(features, tables, vocabulary, d.words, xd, sentence_starts=sentences)
     return TrainingSet(
         transcripts=docs,
         values=values,

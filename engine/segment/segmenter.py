@@ -11,6 +11,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.segment import config
 from engine.segment.model import SegmentationModel
+from engine.segment.text import Transcript
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,18 @@ class Segmentation:
         return list(zip(self.story_starts.tolist(), ends, strict=True))
 
 
-def resolve_model(model: SegmentationModel | str | Path | None) -> SegmentationModel:
-    """A model object, a model name or path, or None for the shipped default."""
+def resolve_model(model: SegmentationModel | str | Path | None, *, punctuated: bool = False) -> SegmentationModel:
+    """A model object, a model name or path, or None for the shipped default.
+
+    The shipped default for ``punctuated`` input (captions, text) adds the
+    SENTENCE-START feature; for recognizer output it is the paper's feature set.
+    """
     if isinstance(model, SegmentationModel):
         return model
-    from models.segmentation import load_model
+    from models.segmentation import PUNCTUATED_MODEL_NAME, load_model
 
+    if model is None and punctuated:
+        return load_model(PUNCTUATED_MODEL_NAME)
     return load_model(model)
 
 
@@ -73,6 +80,7 @@ def segment_words(
     model: SegmentationModel | str | Path | None = None,
     log_penalty: float | None = None,
     with_posteriors: bool = True,
+    sentence_starts: np.ndarray | Sequence[int] | None = None,
 ) -> Segmentation:
     """Cut a recognizer's word sequence into stories.
 
@@ -93,6 +101,10 @@ def segment_words(
         Raise it for more, shorter stories.
     with_posteriors : bool
         Run forward-backward for the confidences (about three times the cost of decoding).
+    sentence_starts : array of int, optional
+        Word indices that open a sentence, from the source's punctuation (captions,
+        text). Given, and with ``model=None``, the shipped punctuated model is used;
+        recognizer output has no punctuation and leaves this None.
 
     Returns
     -------
@@ -104,12 +116,13 @@ def segment_words(
     if any(not w or any(c.isspace() for c in w) for w in words):
         bad = next(i for i, w in enumerate(words) if not w or any(c.isspace() for c in w))
         raise ParameterError(f"word {bad} is empty or contains whitespace: {words[bad]!r}")
-    resolved = resolve_model(model)
+    resolved = resolve_model(model, punctuated=sentence_starts is not None)
     n = len(words)
     if n == 0:
         empty_i = np.zeros(0, dtype=np.int64)
         return Segmentation(empty_i, np.zeros(0), np.zeros(0), empty_i)
-    values = resolved.feature_values(words, starts=starts, ends=ends, x_duration=x_duration)
+    values = resolved.feature_values(words, starts=starts, ends=ends, x_duration=x_duration,
+                                     sentence_starts=sentence_starts)
     bins = resolved.bins_of(values)
     states = resolved.decode(bins, log_penalty=log_penalty)
     story_starts = np.flatnonzero(states == 0)
@@ -122,3 +135,18 @@ def segment_words(
         posterior = np.full(n, np.nan)
         confidence = np.full(story_starts.shape[0], np.nan)
     return Segmentation(story_starts.astype(np.int64), confidence, posterior, states)
+
+
+def segment_transcript(
+    transcript: Transcript,
+    *,
+    model: SegmentationModel | str | Path | None = None,
+    log_penalty: float | None = None,
+    with_posteriors: bool = True,
+) -> Segmentation:
+    """:func:`segment_words` on a :class:`Transcript`, with its times and (if any) its sentence starts."""
+    sentences = transcript.sentence_starts if transcript.sentence_starts.size else None
+    return segment_words(
+        transcript.words, starts=transcript.starts, ends=transcript.ends, model=model, log_penalty=log_penalty,
+        with_posteriors=with_posteriors, sentence_starts=sentences,
+    )

@@ -28,9 +28,13 @@ from engine.errors import ParameterError
 
 _SPEAKER_LABEL = re.compile(r">>>?\s*(?:[A-Z][a-z]*\.?\s){0,2}[A-Z][a-z]+:")
 _STRAY_LABEL = re.compile(r"\b[A-Z][a-z]+:")
+#: Upper-case speaker labels at the start of a caption row or after a chevron ("KELLY:", "THE REPORTER:").
+_UPPER_LABEL = re.compile(r"(?:^|(?<=>>))\s*(?:[A-Z][A-Z.'\-]*\s)?[A-Z][A-Z.'\-]+:(?=\s|$)")
 _CHEVRONS = re.compile(r">{2,}")
 _NOT_WORD = re.compile(r"[^a-z0-9']+")
-_SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
+#: Where a sentence ends: after . ? or ! and any closing quotes or brackets, before white space.
+_SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|(?<=[.?!][\"'\u2019\u201d)\]])\s+")
+_SENTENCE_END = re.compile(r"[.?!][\"'\u2019\u201d)\]]?\s*$")
 _EPOCH = date(2000, 1, 1)
 
 
@@ -85,7 +89,8 @@ class Transcript:
 
 
 def strip_markup(text: str) -> str:
-    """Remove caption markup that leaks story and speaker changes."""
+    """Remove caption markup that leaks story and speaker changes (chevrons, speaker labels)."""
+    text = _UPPER_LABEL.sub(" ", text)
     text = _SPEAKER_LABEL.sub(" ", text)
     text = _CHEVRONS.sub(" ", text)
     return _STRAY_LABEL.sub(" ", text)
@@ -97,29 +102,43 @@ def normalize_words(text: str) -> list[str]:
     return [w for w in (tok.strip("'") for tok in cleaned.split()) if w]
 
 
-def _sentences(text: str) -> list[list[str]]:
-    """Normalised words of ``text`` grouped by its sentence punctuation."""
-    pieces = _SENTENCE_END.split(strip_markup(text))
-    return [w for w in (normalize_words(p) for p in pieces) if w]
+def _sentences(text: str) -> list[tuple[list[str], bool]]:
+    """Normalised words of ``text`` split at its sentence punctuation, each with whether it ends a sentence."""
+    out = []
+    for piece in _SENTENCE_BREAK.split(strip_markup(text)):
+        words = normalize_words(piece)
+        if words:
+            out.append((words, bool(_SENTENCE_END.search(piece))))
+    return out
 
 
 def from_stories(stories: Sequence[str], *, name: str = "") -> Transcript:
-    """A transcript made of whole stories (raw text each), boundaries exactly known."""
+    """A transcript made of whole stories (raw text each), boundaries exactly known.
+
+    A word starts a sentence when it is the first word or the text before it ends
+    in ``.``, ``?`` or ``!``: punctuation alone decides, never the story breaks, so
+    unpunctuated text has no sentence starts (beyond word 0) and cannot leak them.
+    """
     words: list[str] = []
     story_starts: list[int] = []
     sentence_starts: list[int] = []
+    pending = True
+    punctuated = False
     for story in stories:
         sentences = _sentences(story)
         if not sentences:
             continue
         story_starts.append(len(words))
-        for sentence in sentences:
-            sentence_starts.append(len(words))
+        for sentence, ends in sentences:
+            if pending:
+                sentence_starts.append(len(words))
+            pending = ends
+            punctuated = punctuated or ends
             words.extend(sentence)
     return Transcript(
         words=words,
         story_starts=np.asarray(story_starts, dtype=np.int64),
-        sentence_starts=np.asarray(sentence_starts, dtype=np.int64),
+        sentence_starts=np.asarray(sentence_starts if punctuated else [], dtype=np.int64),
         name=name,
     )
 
@@ -152,6 +171,7 @@ def read_txt3(path: str | Path) -> Transcript:
     story_starts: list[int] = []
     sentence_starts: list[int] = []
     pending_sentence = True
+    punctuated = False
     for line in lines:
         parts = line.split("|", 3)
         if len(parts) < 4 or not parts[0][:1].isdigit():
@@ -167,13 +187,11 @@ def read_txt3(path: str | Path) -> Transcript:
         if not parts[2].startswith("CC"):
             continue
         row_words: list[str] = []
-        for piece in re.split(r"(?<=[.?!])\s", strip_markup(parts[3])):
-            piece_words = normalize_words(piece)
-            if not piece_words:
-                continue
+        for piece_words, ends_sentence in _sentences(parts[3]):
             if pending_sentence:
                 sentence_starts.append(len(words) + len(row_words))
-            pending_sentence = bool(re.search(r"[.?!]\s*$", piece))
+            pending_sentence = ends_sentence
+            punctuated = punctuated or ends_sentence
             row_words.extend(piece_words)
         span = max(t1 - t0, 0.0)
         n = len(row_words)
@@ -192,7 +210,7 @@ def read_txt3(path: str | Path) -> Transcript:
         story_starts=marks,
         starts=np.round(np.asarray(starts) - origin, 9),
         ends=np.round(np.asarray(ends) - origin, 9),
-        sentence_starts=np.asarray(sentence_starts, dtype=np.int64),
+        sentence_starts=np.asarray(sentence_starts if punctuated else [], dtype=np.int64),
         name=path.name,
     )
 

@@ -1,8 +1,10 @@
 """Finds and loads story-segmentation models.
 
 The shipped default, ``newsscape.npz`` beside this file, was trained on four
-NewsScape channel-days of broadcast-news captions (learned parameters only; see
-``docs/segmentation.md``). Models a user trains with ``segment train --out NAME``
+NewsScape channel-days of broadcast-news captions with the paper's features, for
+recognizer output; ``newsscape-punctuated.npz`` adds the SENTENCE-START feature
+and is used for punctuated input (captions, text). Both hold learned parameters
+only (see ``docs/segmentation.md``). Models a user trains with ``segment train --out NAME``
 live in ``<user data>/models/segmentation/NAME.npz``.
 """
 
@@ -17,6 +19,8 @@ from engine.paths import models_dir
 #: The model shipped with Earshot.
 DEFAULT_MODEL_PATH = Path(__file__).with_name("newsscape.npz")
 DEFAULT_MODEL_NAME = "newsscape"
+#: The shipped model for punctuated input (captions, text): the paper's features plus SENTENCE-START.
+PUNCTUATED_MODEL_NAME = "newsscape-punctuated"
 
 
 def user_models_dir() -> Path:

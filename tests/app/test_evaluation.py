@@ -76,13 +76,17 @@ def test_segmentation_panel_scores_transcripts(qtbot, evaluation, tmp_path: Path
     evaluation.tabs.setCurrentWidget(panel)
     qtbot.mouseClick(panel.files.button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(panel.run.run_button, Qt.MouseButton.LeftButton)
-    assert panel.run.status.text() == "Scored 2 transcript(s) with the newsscape model."
+    # Punctuated text: the shipped model with the sentence-start feature is chosen.
+    assert panel.run.status.text() == "Scored 2 transcript(s) with the newsscape-punctuated model."
     names = sorted(_cell(panel.table, r, 0) for r in range(panel.table.rowCount()))
     assert names == ["ALL", "bulletin0.txt", "bulletin1.txt"]
     for r in range(3):
         assert 0.0 <= float(_cell(panel.table, r, 7)) <= 1.0  # Pk
     assert [s.name for s in panel.scores_plot.plot.series] == ["Pk", "WindowDiff", "C_seg"]
     assert {s.name for s in panel.boundary_plot.plot.series} == {"true", "found"}
+    panel.model.setCurrentIndex(panel.model.findData("newsscape"))
+    qtbot.mouseClick(panel.run.run_button, Qt.MouseButton.LeftButton)
+    assert panel.run.status.text() == "Scored 2 transcript(s) with the newsscape model."
 
 
 @pytest.mark.skipif(not engine_available("engine.entities"), reason="engine.entities is not in this build")

@@ -63,3 +63,16 @@ def test_bad_input_is_one_line_error(cli, capsys, argv, message):
     assert cli(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("earshot: error: ") and message in err
+
+
+def test_sentence_model_trains_and_refuses_unpunctuated_input(cli, corpus, tmp_path, capsys):
+    assert cli(["segment", "train", "--corpus", str(corpus), "--out", "punct", "--no-tune", "--sentences"]) == 0
+    capsys.readouterr()
+    doc = corpus / "doc0.txt"
+    assert cli(["segment", "run", str(doc), "--model", "punct", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stories"][0]["start_word"] == 0
+    bare = tmp_path / "bare.txt"
+    bare.write_text(doc.read_text().lower().replace(".", "").replace("?", "").replace("!", ""))
+    assert cli(["segment", "run", str(bare), "--model", "punct"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("earshot: error: ") and "needs sentence punctuation" in err

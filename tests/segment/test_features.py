@@ -9,6 +9,7 @@ from engine.errors import ParameterError
 from engine.segment.features import (
     DEFAULT_FEATURES,
     Coherence,
+    SentenceStart,
     Trigger,
     Vocabulary,
     WordStatistics,
@@ -124,3 +125,22 @@ def test_training_features_are_cross_fitted(newsscape_days):
     full = feature_matrix(DEFAULT_FEATURES, word_tables(DEFAULT_FEATURES, stats), Vocabulary(stats.words),
                           docs[0].words, training.values[0][:, 3])
     assert not np.allclose(full[:, 4], training.values[0][:, 4])
+
+
+def test_upper_case_speaker_labels_are_stripped():
+    assert normalize_words("KELLY: HI THERE") == ["hi", "there"]
+    assert normalize_words(">>THE REPORTER: SO YOU CARED?") == ["so", "you", "cared"]
+    # Not at the start of a caption row: ordinary text.
+    assert normalize_words("HE SAID ELLEN: NO") == ["he", "said", "ellen", "no"]
+
+
+def test_sentence_start_feature_marks_punctuation_and_needs_it():
+    feature = SentenceStart()
+    stats = WordStatistics.count([from_stories(["A b. C d e.", "F g."])])
+    vocab = Vocabulary(stats.words)
+    values = feature_matrix([feature], {}, vocab, list("abcdefg"), np.zeros(7), sentence_starts=[0, 2, 5])[:, 0]
+    np.testing.assert_array_equal(values, [1, 0, 1, 0, 0, 1, 0])
+    with pytest.raises(ParameterError, match="needs sentence punctuation"):
+        feature_matrix([feature], {}, vocab, list("abc"), np.zeros(3))
+    with pytest.raises(ParameterError, match="sentence starts must be word indices"):
+        feature_matrix([feature], {}, vocab, list("abc"), np.zeros(3), sentence_starts=[3])

@@ -88,3 +88,47 @@ def test_bad_hyperparameters(newsscape_days):
         train_model([newsscape_days[0].slice(0, 2000)], hyper=Hyperparameters(n_bins=1))
     with pytest.raises(ParameterError, match="max_state \\(L\\) must be >= 1, got 0"):
         train_model([newsscape_days[0].slice(0, 2000)], max_state=0)
+
+
+def test_sentence_starts_lower_misses_on_written_articles(lee_articles, rng):
+    """SENTENCE-START (punctuation the peers get too) must find more article starts at no more false alarms."""
+    from engine.segment.features import PUNCTUATED_FEATURES
+    from engine.segment.segmenter import segment_transcript
+
+    train = concatenate_articles(lee_articles[:200], per_document=40)
+    hyper = Hyperparameters(n_bins=8, state_bandwidth=0.2, length_bandwidth=0.2, log_penalty=3.0)
+    paper = train_model(train, hyper=hyper)
+    punctuated = train_model(train, hyper=hyper, features=PUNCTUATED_FEATURES)
+    assert punctuated.feature_names[-1] == "sentence_start" and "sentence_start" not in paper.feature_names
+    test = choi_documents(lee_articles[300:], n_documents=6, articles_per_document=8, rng=rng)
+    a = score(test, [segment_transcript(t, model=paper, with_posteriors=False).story_starts for t in test])
+    b = score(test, [segment_transcript(t, model=punctuated, with_posteriors=False).story_starts for t in test])
+    assert b.tdt_cost < a.tdt_cost and b.p_false_alarm <= a.p_false_alarm + 0.02
+    # Every story the punctuated model finds starts a sentence.
+    for t in test:
+        found = segment_transcript(t, model=punctuated, with_posteriors=False).story_starts
+        assert set(found.tolist()) <= set(t.sentence_starts.tolist()) | {0}
+    with pytest.raises(ParameterError, match="needs sentence punctuation"):
+        segment_words(test[0].words, model=punctuated)
+
+
+def test_shipped_model_is_chosen_by_punctuation():
+    from engine.segment.segmenter import resolve_model
+    from models.segmentation import DEFAULT_MODEL_PATH, PUNCTUATED_MODEL_NAME, model_path
+
+    if not (DEFAULT_MODEL_PATH.is_file() and model_path(PUNCTUATED_MODEL_NAME).is_file()):
+        pytest.skip("shipped segmentation models not built")
+    assert "sentence_start" not in resolve_model(None).feature_names
+    assert "sentence_start" in resolve_model(None, punctuated=True).feature_names
+    words = ["the", "fire", "burned", "all", "night", "in", "the", "hills", "firefighters", "said", "today"] * 20
+    result = segment_words(words, sentence_starts=np.arange(0, len(words), 11))
+    assert set(result.story_starts.tolist()) <= set(range(0, len(words), 11))
+
+
+def test_matching_a_peers_number_of_boundaries(small_model, newsscape_days):
+    from engine.segment.experiments import hmm_starts_matching
+
+    day = newsscape_days[0].slice(0, 4000)
+    counts = {n: int((hmm_starts_matching(small_model, day, n) > 0).sum()) for n in (0, 7, 40)}
+    # A penalty step can add two boundaries at once, so a count may be missed by one.
+    assert counts[0] == 0 and all(abs(c - n) <= 1 for n, c in counts.items()), counts
