@@ -77,11 +77,17 @@ def _help(parser) -> int:
 
 def _load_transcript(rec: str, args=None):
     """A transcript file (.txt3 or plain text), or else a recording in the index."""
+    return _load_recording(rec, args)[0]
+
+
+def _load_recording(rec: str, args=None):
+    """(transcript, detector extras): for a recording in the index, the extras are its words'
+    X-duration and transcribed flags, as ingest used them; for a file, none."""
     from engine.segment.text import Transcript, read_transcript
 
     path = Path(rec)
     if path.is_file():
-        return read_transcript(path)
+        return read_transcript(path), {}
     if args is None:
         raise NotFoundError(f"{rec}: no such transcript file")
     from engine.cli.common import open_store
@@ -92,12 +98,18 @@ def _load_transcript(rec: str, args=None):
         except NotFoundError:
             raise NotFoundError(f"{rec}: no such transcript file, nor a recording in the index") from None
         words = store.words(recording["id"])
-    return Transcript(
-        words=[w["text"] for w in words],
+    transcript = Transcript(
+        words=[w["text"].replace(" ", "_") or "_" for w in words],
         starts=np.array([w["start"] for w in words], dtype=np.float64),
         ends=np.array([w["end"] for w in words], dtype=np.float64),
         name=recording["name"],
     )
+    extras = {}
+    if words and all(w["x_duration"] is not None for w in words):
+        extras["x_duration"] = np.array([w["x_duration"] for w in words], dtype=np.float64)
+    if words and all(w["transcribed"] is not None for w in words):
+        extras["transcribed"] = np.array([bool(w["transcribed"]) for w in words])
+    return transcript, extras
 
 
 def _default_corpus() -> Path:
@@ -132,8 +144,8 @@ def _train(args) -> int:
 def _run(args) -> int:
     from engine.segment.segmenter import segment_transcript
 
-    transcript = _load_transcript(args.rec, args)
-    result = segment_transcript(transcript, model=args.model, log_penalty=args.penalty)
+    transcript, extras = _load_recording(args.rec, args)
+    result = segment_transcript(transcript, model=args.model, log_penalty=args.penalty, **extras)
     stories = []
     for (a, b), conf in zip(result.spans(), result.confidence, strict=True):
         story = {"start_word": a, "end_word": b, "confidence": round(float(conf), 4),

@@ -80,12 +80,14 @@ def analyze(features: FrameFeatures, words: Sequence[Word] = (), *, settings: De
     t_sounds = time.process_time()
     rate_events, syl_rate, word_rate = speech_rate_events(features, speech, words, settings)
     t_rate = time.process_time()
-    xd = word_x_duration(features, words, sounds=sounds, speech=speech, settings=settings)
+    transcribed = transcribed_words(words, sounds=sounds, speech=speech, settings=settings)
+    xd = word_x_duration(features, words, transcribed)
     t_end = time.process_time()
     events = sorted(sounds + speech + rate_events, key=lambda e: (e.start, e.end, e.type))
     return Detections(
         events=events,
         x_duration=xd,
+        transcribed=transcribed,
         duration=features.duration,
         syllables_per_second=syl_rate,
         words_per_second=word_rate,
@@ -130,13 +132,17 @@ def speech_rate_events(
     return detect_rate_changes(stretches, deviation=settings.rate_deviation)
 
 
-def word_x_duration(
-    features: FrameFeatures, words: Sequence[Word], *, sounds: Sequence[Event], speech: Sequence[Event],
-    settings: DetectorSettings,
-) -> np.ndarray:  # fmt: skip
-    """X-duration of every word, seconds, shape (len(words),); see :mod:`engine.detect.xduration`."""
+def transcribed_words(
+    words: Sequence[Word], *, sounds: Sequence[Event], speech: Sequence[Event], settings: DetectorSettings
+) -> np.ndarray:
+    """Bool per word, shape (len(words),): a real word, not something the recogniser "heard" in sound.
+
+    A word counts when it is no unknown-word token, has at least the minimum confidence,
+    lies mostly inside detected speech and not inside a music, applause, laughter or noise
+    event (event edges widened by ``XD_SOUND_MARGIN_SECONDS``).
+    """
     if not len(words):
-        return np.zeros(0)
+        return np.zeros(0, dtype=bool)
     starts = np.array([w.start for w in words], dtype=np.float64)
     ends = np.maximum(np.array([w.end for w in words], dtype=np.float64), starts)
     if (np.diff(starts) < 0).any():
@@ -151,8 +157,18 @@ def word_x_duration(
     good &= ~inside_sounds(starts, ends, widened(sounds))
     # a word heard outside speech (in a noise burst too short to be an event, say) is no word either
     good &= inside_sounds(starts, ends, widened(speech))
+    return good
+
+
+def word_x_duration(features: FrameFeatures, words: Sequence[Word], transcribed: np.ndarray) -> np.ndarray:
+    """X-duration of every word, seconds, shape (len(words),); see :mod:`engine.detect.xduration`."""
+    if not len(words):
+        return np.zeros(0)
+    starts = np.array([w.start for w in words], dtype=np.float64)
+    ends = np.maximum(np.array([w.end for w in words], dtype=np.float64), starts)
     active = active_frames(features.energy_db) if features.n_frames else np.zeros(0, dtype=bool)
-    return x_duration(word_starts=starts, word_ends=ends, good=good, active=active, frame_seconds=features.frame_seconds)
+    return x_duration(word_starts=starts, word_ends=ends, good=transcribed, active=active,
+                      frame_seconds=features.frame_seconds)
 
 
 def analyze_audio(

@@ -40,6 +40,8 @@ class Detections:
     ----------
     events : sorted by start time.
     x_duration : float64, shape (n_words,): untranscribed sound before each word, seconds.
+    transcribed : bool, shape (n_words,): the word is a real word, not one "heard" in music, applause,
+        laughter or noise, outside speech, or an unknown-word token (its time is X-duration of the next real word).
     duration : seconds of audio analysed.
     syllables_per_second : median syllable-nucleus rate inside speech (0 without speech).
     words_per_second : median transcript word rate inside speech (0 without words).
@@ -47,6 +49,7 @@ class Detections:
 
     events: list[Event]
     x_duration: np.ndarray
+    transcribed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     duration: float = 0.0
     syllables_per_second: float = 0.0
     words_per_second: float = 0.0

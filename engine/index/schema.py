@@ -218,7 +218,14 @@ def _passage_stats(db: sqlite_utils.Database) -> None:
     )
 
 
+def _transcribed_flag(db: sqlite_utils.Database) -> None:
+    # 1: a real word; 0: a word the recogniser "heard" in music, applause or noise (its time is
+    # X-duration of the next real word); NULL: not judged (recorded before this column existed).
+    db.execute("ALTER TABLE words ADD COLUMN transcribed INTEGER")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_passage_stats", _passage_stats),
+    ("0003_transcribed_flag", _transcribed_flag),
 ]

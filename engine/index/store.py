@@ -88,6 +88,8 @@ class NewRecording:
     ingest_seconds: float = 0.0
     #: Untranscribed non-silent audio before each word, seconds; shape (len(words),).
     x_duration: Sequence[float] | None = None
+    #: Per word: a real word (True) or one "heard" in music, applause or noise (False); shape (len(words),).
+    transcribed: Sequence[bool] | None = None
     events: Sequence[EventRow] = ()
     stories: Sequence[StoryRow] = ()
     entities: Sequence[EntityRow] = ()
@@ -263,10 +265,15 @@ class Store:
             xd = rec.x_duration if rec.x_duration is not None else [None] * len(rec.words)
             if len(xd) != len(rec.words):
                 raise StorageError(f"{rec.path}: {len(xd)} X-duration values for {len(rec.words)} words")
+            real = rec.transcribed if rec.transcribed is not None else [None] * len(rec.words)
+            if len(real) != len(rec.words):
+                raise StorageError(f"{rec.path}: {len(real)} transcribed flags for {len(rec.words)} words")
             self.conn.executemany(
-                "INSERT INTO words (recording_id, idx, start, end, conf, text, x_duration) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                ((rec_id, i, w.start, w.end, w.conf, w.text, None if x is None else float(x))
-                 for i, (w, x) in enumerate(zip(rec.words, xd, strict=True))),
+                "INSERT INTO words (recording_id, idx, start, end, conf, text, x_duration, transcribed)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                ((rec_id, i, w.start, w.end, w.conf, w.text, None if x is None else float(x),
+                  None if r is None else int(bool(r)))
+                 for i, (w, x, r) in enumerate(zip(rec.words, xd, real, strict=True))),
             )
             self._insert_events(rec_id, rec.events)
             self._insert_stories(rec_id, rec.words, rec.stories)
@@ -344,7 +351,8 @@ class Store:
         return [
             dict(r)
             for r in self.db.query(
-                "SELECT idx, start, end, conf, text, x_duration FROM words WHERE recording_id = ? ORDER BY idx", [rec_id]
+                "SELECT idx, start, end, conf, text, x_duration, transcribed FROM words WHERE recording_id = ? ORDER BY idx",
+                [rec_id],
             )
         ]
 

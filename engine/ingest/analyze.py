@@ -26,6 +26,7 @@ class Analysis:
 
     events: list[EventRow] = field(default_factory=list)
     x_duration: list[float] | None = None
+    transcribed: list[bool] | None = None
     stories: list[StoryRow] = field(default_factory=list)
     entities: list[EntityRow] = field(default_factory=list)
     times: dict[str, float] = field(default_factory=dict)
@@ -37,11 +38,17 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None) -> 
     if detections is not None:
         out.events = [EventRow(e.type, e.start, e.end, e.score, e.value) for e in detections.events]
         out.x_duration = [float(x) for x in detections.x_duration]
+        if len(detections.transcribed) == len(words):
+            out.transcribed = [bool(x) for x in detections.transcribed]
     if not words:
         return out
     texts = [w.text for w in words]
     t0 = time.perf_counter()
-    out.stories = segment_stories(words, None if out.x_duration is None else np.asarray(out.x_duration))
+    out.stories = segment_stories(
+        words,
+        None if out.x_duration is None else np.asarray(out.x_duration),
+        None if out.transcribed is None else np.asarray(out.transcribed, dtype=bool),
+    )
     out.times["segment"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     out.entities = tag_entities(texts)
@@ -49,8 +56,10 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None) -> 
     return out
 
 
-def segment_stories(words: Sequence[Word], x_duration: np.ndarray | None) -> list[StoryRow]:
-    """Stories by the fine-grained HMM with the shipped model."""
+def segment_stories(
+    words: Sequence[Word], x_duration: np.ndarray | None, transcribed: np.ndarray | None = None
+) -> list[StoryRow]:
+    """Stories by the fine-grained HMM with the shipped model; words not ``transcribed`` are left out of it."""
     from engine.segment.segmenter import segment_words
 
     # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
@@ -60,6 +69,7 @@ def segment_stories(words: Sequence[Word], x_duration: np.ndarray | None) -> lis
         starts=np.array([w.start for w in words]),
         ends=np.array([w.end for w in words]),
         x_duration=x_duration,
+        transcribed=transcribed,
     )
     return [
         StoryRow(first, last - 1, float(conf))

@@ -281,6 +281,7 @@ def _as_new_recording(outcome: FileOutcome, info: AudioInfo, transcript: Transcr
         segments=transcript.segments,
         ingest_seconds=transcript.times.total,
         x_duration=transcript.analysis.x_duration,
+        transcribed=transcript.analysis.transcribed,
         events=transcript.analysis.events,
         stories=transcript.analysis.stories,
         entities=transcript.analysis.entities,

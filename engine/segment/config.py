@@ -35,6 +35,13 @@ TRIGGER_REGIONS = {"first": 0, "second": 1, "last": -1, "next_to_last": -2}
 X_DURATION_OWN_STATES = 1
 TRIGGER_OWN_STATES = 2
 
+#: COHER-k's buffer lies wholly inside the current story from state offset + buffer on
+#: (50, 100, 150 for COHER-1..3); beyond that depth the feature's distribution can only
+#: differ by the kind of programme that makes long stories (talk shows against news),
+#: a small bias per word that summed over a story outweighs the boundary evidence. Those
+#: states share one distribution.
+TIE_DEEP_COHERENCE = True
+
 #: Default number of bins per feature (one of them is the "zero" bin).
 DEFAULT_N_BINS = 8
 

@@ -165,7 +165,9 @@ def smooth_over_states(counts: np.ndarray, *, bandwidth: float) -> np.ndarray:
     return out
 
 
-def emission_log_probs(counts: np.ndarray, *, bandwidth: float, own_states: int | None = None) -> np.ndarray:
+def emission_log_probs(
+    counts: np.ndarray, *, bandwidth: float, own_states: int | None = None, tie_from: int | None = None
+) -> np.ndarray:
     """``log p(bin | state)`` for one feature from its (bin, state) counts.
 
     Follows section 4: smooth each bin's counts across states, rescale them to the
@@ -180,6 +182,9 @@ def emission_log_probs(counts: np.ndarray, *, bandwidth: float, own_states: int 
     own_states : int, optional
         Tie states: states ``0 .. own_states-1`` keep their own counts, all later
         states share the pooled counts of those states (no smoothing needed).
+    tie_from : int, optional
+        States ``tie_from ..`` share one distribution, from their pooled counts;
+        the earlier states are smoothed as usual (ignored with ``own_states``).
 
     Returns
     -------
@@ -200,6 +205,10 @@ def emission_log_probs(counts: np.ndarray, *, bandwidth: float, own_states: int 
     state_totals = joint.sum(axis=0, keepdims=True)
     n_bins = counts.shape[0]
     conditional = np.divide(joint, state_totals, out=np.full_like(joint, 1.0 / n_bins), where=state_totals > 0)
+    if own_states is None and tie_from is not None and 1 <= tie_from < counts.shape[1]:
+        pooled = counts[:, tie_from:].sum(axis=1)
+        if pooled.sum() > 0:
+            conditional[:, tie_from:] = (pooled / pooled.sum())[:, None]
     conditional = np.maximum(conditional, config.PROBABILITY_FLOOR)
     conditional /= conditional.sum(axis=0, keepdims=True)
     return np.log(conditional)

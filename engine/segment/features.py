@@ -155,8 +155,16 @@ class Coherence:
     name: str
     offset: int
     buffer: int = config.COHERENCE_BUFFER
-    #: Every state has its own distribution, smoothed across states (no tying).
+    #: Every state has its own distribution, smoothed across states ...
     own_states: int | None = None
+    #: ... up to the depth where the buffer lies wholly inside the current story; deeper
+    #: states share one distribution (see ``tie_from``).
+    tie_coherence: bool = config.TIE_DEEP_COHERENCE
+
+    @property
+    def tie_from(self) -> int | None:
+        """First state whose buffer never reaches back into the previous story (offset + buffer)."""
+        return self.offset + self.buffer if self.tie_coherence else None
 
     def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:
         s = max(stats.n_stories, 1)

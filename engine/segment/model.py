@@ -282,7 +282,8 @@ def _emission_tables(
 ) -> np.ndarray:
     """log p(bin | state) per feature, padded bins get the floor (they never occur)."""
     logs = [
-        estimate.emission_log_probs(counts[j, :nb], bandwidth=bandwidth, own_states=_own_states(f, counts.shape[2]))
+        estimate.emission_log_probs(counts[j, :nb], bandwidth=bandwidth, own_states=_own_states(f, counts.shape[2]),
+                                    tie_from=getattr(f, "tie_from", None))
         for j, (nb, f) in enumerate(zip(n_real_bins, features, strict=True))
     ]
     return _pad_bins(logs, counts.shape[1], np.log(config.PROBABILITY_FLOOR))

@@ -81,6 +81,7 @@ def segment_words(
     log_penalty: float | None = None,
     with_posteriors: bool = True,
     sentence_starts: np.ndarray | Sequence[int] | None = None,
+    transcribed: np.ndarray | Sequence[bool] | None = None,
 ) -> Segmentation:
     """Cut a recognizer's word sequence into stories.
 
@@ -105,6 +106,12 @@ def segment_words(
         Word indices that open a sentence, from the source's punctuation (captions,
         text). Given, and with ``model=None``, the shipped punctuated model is used;
         recognizer output has no punctuation and leaves this None.
+    transcribed : bool array, shape (n,), optional
+        Which words are real words (the detectors' verdict). The others, words a
+        recogniser "heard" in music, applause or noise, are left out of the HMM's
+        word sequence, as the paper's recogniser never emits them: their time is
+        already X-DURATION of the next real word. Each belongs to the story of the
+        real word before it, and no story starts at one.
 
     Returns
     -------
@@ -118,6 +125,11 @@ def segment_words(
         raise ParameterError(f"word {bad} is empty or contains whitespace: {words[bad]!r}")
     resolved = resolve_model(model, punctuated=sentence_starts is not None)
     n = len(words)
+    if transcribed is not None:
+        return _segment_transcribed(
+            words, np.asarray(transcribed), starts=starts, ends=ends, x_duration=x_duration, model=resolved,
+            log_penalty=log_penalty, with_posteriors=with_posteriors, sentence_starts=sentence_starts,
+        )
     if n == 0:
         empty_i = np.zeros(0, dtype=np.int64)
         return Segmentation(empty_i, np.zeros(0), np.zeros(0), empty_i)
@@ -137,16 +149,46 @@ def segment_words(
     return Segmentation(story_starts.astype(np.int64), confidence, posterior, states)
 
 
+def _segment_transcribed(words: list[str], transcribed: np.ndarray, *, starts, ends, x_duration, sentence_starts,
+                         **kwargs) -> Segmentation:
+    """segment_words over the transcribed words only, mapped back to every word."""
+    n = len(words)
+    if transcribed.shape != (n,) or transcribed.dtype != np.bool_:
+        raise ParameterError(f"transcribed must be a bool array of shape ({n},), got {transcribed.dtype} "
+                             f"{transcribed.shape}")
+    keep = np.flatnonzero(transcribed)
+    if keep.size == 0:  # nothing but sound: one story (or none without words)
+        return Segmentation(np.zeros(min(n, 1), dtype=np.int64), np.ones(min(n, 1)), np.zeros(n),
+                            np.minimum(np.arange(n), 0))
+
+    def part(a):
+        return None if a is None else np.asarray(a)[keep]
+
+    sentences = None
+    if sentence_starts is not None:
+        sentences = np.flatnonzero(np.isin(keep, np.asarray(sentence_starts, dtype=np.int64)))
+    sub = segment_words([words[i] for i in keep], starts=part(starts), ends=part(ends), x_duration=part(x_duration),
+                        sentence_starts=sentences, **kwargs)
+    story_starts = keep[sub.story_starts]
+    story_starts[0] = 0  # sound before the first real word belongs to the first story
+    owner = np.maximum(np.searchsorted(keep, np.arange(n), side="right") - 1, 0)  # last real word at or before
+    posterior = np.zeros(n) if kwargs.get("with_posteriors", True) else np.full(n, np.nan)
+    posterior[keep] = sub.boundary_posterior
+    return Segmentation(story_starts, sub.confidence, posterior, sub.states[owner])
+
+
 def segment_transcript(
     transcript: Transcript,
     *,
     model: SegmentationModel | str | Path | None = None,
     log_penalty: float | None = None,
     with_posteriors: bool = True,
+    x_duration: np.ndarray | None = None,
+    transcribed: np.ndarray | None = None,
 ) -> Segmentation:
     """:func:`segment_words` on a :class:`Transcript`, with its times and (if any) its sentence starts."""
     sentences = transcript.sentence_starts if transcript.sentence_starts.size else None
     return segment_words(
         transcript.words, starts=transcript.starts, ends=transcript.ends, model=model, log_penalty=log_penalty,
-        with_posteriors=with_posteriors, sentence_starts=sentences,
+        with_posteriors=with_posteriors, sentence_starts=sentences, x_duration=x_duration, transcribed=transcribed,
     )

@@ -59,6 +59,13 @@ def test_ingest_then_list_show_search_export(tmp_path: Path, recordings: Path) -
     assert [h["name"] for h in hits] == ["rail.wav"], (term, hits)
     assert f"[{term}]" in hits[0]["snippet"]
 
+    # Story segmentation re-run from the index uses ingest's X-duration and transcribed flags: same stories.
+    stories = json.loads(earshot("segment", "run", "rail.wav", "--json", db=db).stdout)["stories"]
+    shown = earshot("show", "rail.wav", "--stories", db=db).stdout
+    assert f"\n{len(stories)} stories:" in shown, (stories, shown)
+    for story in stories:
+        assert " ".join(story["preview"].split()[:4]) in shown, (story, shown)
+
     srt = earshot("export", "rail.wav", "--format", "srt", db=db).stdout
     assert srt.startswith("1\n00:00:0") and " --> " in srt
     out = tmp_path / "rail.json"

@@ -111,3 +111,4 @@ def test_a_recording_without_a_quiet_moment_still_has_sound(rng):
     detections = analyzer.finish([Word(1.0, 1.2, 1.0, "hello")])
     assert [e.type for e in detections.events] == ["noise"]
     assert detections.x_duration[0] == pytest.approx(1.0, abs=0.05)  # a word "heard" in noise is no word
+    assert detections.transcribed.tolist() == [False]

@@ -63,6 +63,9 @@ def test_x_duration_is_the_gap_before_a_story_and_zero_inside_speech(clip_broadc
     inner = np.setdiff1d(np.arange(len(truth.words)), firsts)
     assert np.percentile(xd[inner], 99) < 0.05
     assert xd[inner].max() < 0.3
+    # The true words were all spoken inside speech: every one counts as transcribed.
+    assert clip_broadcast.detections.transcribed.shape == (len(truth.words),)
+    assert clip_broadcast.detections.transcribed.mean() > 0.97
 
 
 def test_detectors_are_pure_functions_of_the_features(clip_broadcast):

@@ -77,3 +77,18 @@ def test_bins_put_zero_alone_and_split_distinct_values():
 def test_bad_estimation_inputs(call, message):
     with pytest.raises(ParameterError, match=message):
         call()
+
+
+def test_deep_states_share_one_coherence_distribution(rng):
+    counts = rng.integers(0, 50, size=(5, 30)).astype(float)
+    tied = np.exp(estimate.emission_log_probs(counts, bandwidth=0.2, tie_from=12))
+    free = np.exp(estimate.emission_log_probs(counts, bandwidth=0.2))
+    pooled = counts[:, 12:].sum(axis=1) / counts[:, 12:].sum()
+    np.testing.assert_allclose(tied[:, 12:], np.repeat(pooled[:, None], 18, axis=1), atol=1e-9)
+    np.testing.assert_allclose(tied[:, :12], free[:, :12])  # earlier states untouched
+
+
+def test_coherence_features_tie_where_their_buffer_leaves_the_previous_story():
+    from engine.segment.features import DEFAULT_FEATURES
+
+    assert [f.tie_from for f in DEFAULT_FEATURES if f.name.startswith("coher")] == [50, 100, 150]

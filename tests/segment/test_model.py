@@ -132,3 +132,25 @@ def test_matching_a_peers_number_of_boundaries(small_model, newsscape_days):
     counts = {n: int((hmm_starts_matching(small_model, day, n) > 0).sum()) for n in (0, 7, 40)}
     # A penalty step can add two boundaries at once, so a count may be missed by one.
     assert counts[0] == 0 and all(abs(c - n) <= 1 for n, c in counts.items()), counts
+
+
+def test_words_heard_in_sound_are_left_out_of_the_model(small_model, newsscape_days):
+    day = newsscape_days[0].slice(0, 3000)
+    rng = np.random.default_rng(5)
+    transcribed = rng.random(3000) > 0.1
+    transcribed[:3] = False  # sound before the first real word
+    keep = np.flatnonzero(transcribed)
+    result = segment_words(day.words, starts=day.starts, ends=day.ends, model=small_model, transcribed=transcribed)
+    alone = segment_words([day.words[i] for i in keep], starts=day.starts[keep], ends=day.ends[keep],
+                          model=small_model)
+    # The same decode as on the real words alone, mapped back; no story starts at a left-out word.
+    np.testing.assert_array_equal(result.story_starts[1:], keep[alone.story_starts[1:]])
+    assert result.story_starts[0] == 0 and transcribed[result.story_starts[1:]].all()
+    np.testing.assert_array_equal(result.states[keep], alone.states)
+    assert result.states[3 + np.argmax(~transcribed[3:])] == result.states[2 + np.argmax(~transcribed[3:])]
+    np.testing.assert_allclose(result.boundary_posterior[keep], alone.boundary_posterior)
+    assert (result.boundary_posterior[~transcribed] == 0).all()
+    nothing = segment_words(day.words[:5], model=small_model, transcribed=np.zeros(5, dtype=bool))
+    assert nothing.story_starts.tolist() == [0] and nothing.states.shape == (5,)
+    with pytest.raises(ParameterError, match="transcribed must be a bool array of shape"):
+        segment_words(day.words[:5], model=small_model, transcribed=[1, 0, 1, 1, 1])

@@ -175,9 +175,31 @@ def test_events_stories_entities_and_x_duration_round_trip(store: Store) -> None
     assert store.stories(rid)[1]["confidence"] == 0.93
     assert [(e["type"], e["start"]) for e in store.entities(rid)] == [("PERSON", 0.5), ("LOCATION", 2.0)]
     assert [w["x_duration"] for w in store.words(rid)][5] == 2.5
+    assert {w["transcribed"] for w in store.words(rid)} == {None}  # not judged
     with store.atomic():
         store.replace_stories(rid, [StoryRow(0, 9, 1.0)])
     assert len(store.stories(rid)) == 1
+
+
+def test_transcribed_flags_round_trip_and_must_match_the_words(store: Store) -> None:
+    base = _recording("/r/a.wav", "one two three")
+    with pytest.raises(StorageError, match=r"/r/a.wav: 2 transcribed flags for 3 words"):
+        store.save_recording(NewRecording(**{**base.__dict__, "transcribed": [True, False]}))
+    assert store.counts()["recordings"] == 0
+    rid = store.save_recording(NewRecording(**{**base.__dict__, "transcribed": [True, False, True]}))
+    assert [w["transcribed"] for w in store.words(rid)] == [1, 0, 1]
+
+
+def test_an_index_from_before_the_transcribed_flag_is_migrated(tmp_path: Path) -> None:
+    # An index as the previous release left it: no transcribed column, no record of migration 0003.
+    old = Store(tmp_path / "old.sqlite")
+    rid = old.save_recording(NewRecording(**{**_recording("/r/a.wav", "one two").__dict__, "transcribed": [1, 1]}))
+    old.conn.execute("ALTER TABLE words DROP COLUMN transcribed")
+    old.conn.execute("DELETE FROM migrations WHERE name = '0003_transcribed_flag'")
+    old.close()
+    new = Store(tmp_path / "old.sqlite")
+    assert new.schema_version() == len(MIGRATIONS)
+    assert [w["transcribed"] for w in new.words(rid)] == [None, None]
 
 
 def test_x_duration_must_match_the_words(store: Store) -> None:

@@ -58,6 +58,10 @@ def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path
     text = " ".join(w["text"] for w in store.words(council["id"]))
     assert sum(w in text.split() for w in ("council", "approved", "budget", "hospital", "monday")) >= 2, text
     assert store.search_segments("council")[0]["name"] == "council.wav"
+    # The detectors judged every word; the stories start at words they judged real.
+    words = store.words(council["id"])
+    assert {w["transcribed"] for w in words} <= {0, 1} and sum(w["transcribed"] for w in words) > len(words) / 2
+    assert all(words[s["first_word"]]["transcribed"] for s in store.stories(council["id"])[1:])
 
 
 def test_rerun_is_a_no_op_and_a_changed_file_replaces_its_rows(

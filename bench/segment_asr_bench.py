@@ -1,0 +1,202 @@
+"""Story segmentation of recogniser output: the path every ingested recording takes.
+
+Run from the repository root::
+
+    python bench/segment_asr_bench.py [--words 3500] [--seed 7]
+
+A broadcast is built from the segments, in order, of a held-out NewsScape channel-day
+(KABC, 2006-06-13; segments of 5 to 400 words, about ``--words`` words in all, caption
+markup stripped), read by espeak-ng in several voices, with music beds, silences,
+noise bursts, applause, laughter and crowd clips between segments
+(``tools/broadcast.py``). PocketSphinx's bundled English model transcribes it while
+the audio detectors are fed the same blocks, exactly as in ingest. The true start of
+each segment is the first recognised word that begins no earlier than 0.3 s before
+its speech. The HMM is trained as the shipped model is, on the other three days.
+
+Systems on the same words: the HMM with the detectors' X-DURATION and the words they
+judge "heard" in music, applause or noise left out (what ingest does), the same
+keeping every word, with the plain gap between recognised words, and with no
+X-DURATION at all; TextTiling and C99 on pseudo-sentences of 10 words (recogniser
+output has no punctuation); no boundary; evenly spaced stories at the model's mean
+story length. Measures as in ``bench/segment_bench.py`` (50-word TDT probe, nltk Pk
+and WindowDiff with k half the mean true story length).
+
+Writes ``bench/results/segment_asr.json`` and ``bench/results/segment_asr.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.segment_bench import c99_starts, nltk_scores, texttiling_starts  # noqa: E402
+from engine.asr.base import Word  # noqa: E402
+from engine.segment.evaluate import evenly_spaced_starts  # noqa: E402
+from engine.segment.text import Transcript, read_corpus  # noqa: E402
+
+NEWSSCAPE = ROOT.parent / "shared" / "data" / "newsscape"
+HELD_OUT_DAY = "2006-06-13_0000_US_Archive_V3_M2_VHS10_H4_MS.txt3"
+
+#: Segments read: those of this many words, inclusive (a few talk-show
+#: segments run to thousands of words and would make a broadcast of one story).
+SEGMENT_WORDS = (5, 400)
+RESULTS = ROOT / "bench" / "results"
+CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path.home() / ".cache" / "earshot-bench"))
+
+#: Recogniser output has no punctuation: the peers get fixed-length pseudo-sentences.
+PSEUDO_SENTENCE_WORDS = 10
+
+#: A recognised word belongs to a story if it starts no earlier than this before the story's speech, seconds.
+START_SLACK_SECONDS = 0.3
+
+
+def transcribe(wav: Path, sample_rate: int) -> tuple[list, np.ndarray, np.ndarray, float]:
+    """PocketSphinx words, the detectors' X-DURATION and transcribed flags (same blocks as in ingest); CPU seconds."""
+    import pocketsphinx
+
+    from engine.asr.base import ModelSpec, load_transcriber
+    from engine.audio.decode import iter_pcm_blocks
+    from engine.detect import AudioAnalyzer
+
+    spec = ModelSpec("pocketsphinx", "pocketsphinx-en-us", os.path.join(pocketsphinx.get_model_path(), "en-us"), "en")
+    transcriber = load_transcriber(spec)
+    analyzer = AudioAnalyzer(sr=sample_rate)
+
+    def blocks():
+        for block in iter_pcm_blocks(wav, sr=sample_rate):
+            analyzer.feed(block)
+            yield block
+
+    t0 = time.process_time()
+    words = [w for utterance in transcriber.transcribe(blocks(), sr=sample_rate) for w in utterance]
+    detections = analyzer.finish(words)
+    return words, detections.x_duration, detections.transcribed, time.process_time() - t0
+
+
+def true_starts(words: list, stories: list) -> np.ndarray:
+    """Index of the first recognised word of every story, shape (k,), starting with 0."""
+    word_starts = np.array([w.start for w in words])
+    starts = {0}
+    for story in stories[1:]:
+        i = int(np.searchsorted(word_starts, story.start - START_SLACK_SECONDS))
+        if i < len(words) and word_starts[i] < story.end:
+            starts.add(i)
+    return np.array(sorted(starts), dtype=np.int64)
+
+
+def segment_texts(day: Transcript, n_words: int) -> list[str]:
+    """The segments of ``day`` within SEGMENT_WORDS, in order,, as sentences to read, about ``n_words`` words."""
+    edges = np.append(day.story_starts, len(day))
+    sentence = set(day.sentence_starts.tolist())
+    texts, total = [], 0
+    for a, b in itertools.pairwise(edges[1:]):  # the first segment may start mid-story
+        if not SEGMENT_WORDS[0] <= b - a <= SEGMENT_WORDS[1]:
+            continue
+        pieces = []
+        for i in range(a, b):
+            if i in sentence and pieces:
+                pieces[-1] += "."
+            pieces.append(day.words[i])
+        texts.append(" ".join(pieces) + ".")
+        total += b - a
+        if total >= n_words:
+            break
+    return texts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--words", type=int, default=3500, help="words of caption text to read (default 3500)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--retranscribe", action="store_true",
+                        help="transcribe again even if the recognised words of this broadcast are cached")
+    args = parser.parse_args(argv)
+    if not (NEWSSCAPE / HELD_OUT_DAY).is_file():
+        print(f"skipped: {NEWSSCAPE / HELD_OUT_DAY} is absent", file=sys.stderr)
+        return 0
+    from engine.segment.model import train_model
+    from engine.segment.segmenter import segment_words
+    from tools.broadcast import build_broadcast, load_truth
+
+    days = read_corpus(NEWSSCAPE)
+    held = next(d for d in days if d.name == HELD_OUT_DAY)
+    texts_read = segment_texts(held, args.words)
+    wav = CACHE / f"segment-asr-newsscape{args.words}-seed{args.seed}.wav"
+    if not wav.exists() or not wav.with_suffix(".json").exists():
+        build_broadcast(wav, stories=texts_read, seed=args.seed, applause=True, laughter=True, crowd=True)
+    truth = load_truth(wav.with_suffix(".json"))
+    recognised = wav.with_suffix(".words.json")
+    if args.retranscribe or not recognised.exists():
+        words, x_detect, transcribed, cpu = transcribe(wav, truth.sample_rate)
+        recognised.write_text(json.dumps({"words": [[w.text, w.start, w.end, w.conf] for w in words],
+                                          "x_duration": x_detect.tolist(), "transcribed": transcribed.tolist(),
+                                          "cpu_seconds": cpu}), encoding="utf-8")
+    cached = json.loads(recognised.read_text(encoding="utf-8"))
+    words = [Word(start=start, end=end, conf=conf, text=text) for text, start, end, conf in cached["words"]]
+    x_detect, cpu = np.asarray(cached["x_duration"]), float(cached["cpu_seconds"])
+    transcribed = np.asarray(cached["transcribed"], dtype=bool)
+    texts = [w.text.replace(" ", "_") or "_" for w in words]
+    starts = np.array([w.start for w in words])
+    ends = np.array([w.end for w in words])
+    reference = true_starts(words, truth.stories)
+    transcript = Transcript(words=texts, story_starts=reference, starts=starts, ends=ends,
+                            sentence_starts=np.arange(0, len(texts), PSEUDO_SENTENCE_WORDS, dtype=np.int64),
+                            name=wav.name)
+    model = train_model([d for d in days if d.name != HELD_OUT_DAY], info={"held_out": HELD_OUT_DAY})
+    mean_length = float(model.info.get("words", 0)) / max(int(model.info.get("stories", 1)), 1)
+
+    def hmm(**kwargs) -> np.ndarray:
+        return segment_words(texts, model=model, with_posteriors=False, **kwargs).story_starts
+
+    hyps = {
+        "HMM, detector X-DURATION, words heard in sound left out (ingest)": hmm(
+            starts=starts, ends=ends, x_duration=x_detect, transcribed=transcribed),
+        "HMM, detector X-DURATION, every word": hmm(starts=starts, ends=ends, x_duration=x_detect),
+        "HMM, gaps between recognised words": hmm(starts=starts, ends=ends),
+        "HMM, no X-DURATION": hmm(),
+        "TextTiling (nltk), 10-word pseudo-sentences": texttiling_starts(transcript),
+        "C99 (uts), 10-word pseudo-sentences": c99_starts(transcript),
+        "no boundary": np.zeros(1, dtype=np.int64),
+        "evenly spaced (model's mean story length)": evenly_spaced_starts(len(texts), max(1, round(len(texts) / mean_length))),
+    }
+    scores = {name: nltk_scores([transcript], [h]) for name, h in hyps.items()}
+    results = {
+        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "model": {"trained_on": [d.name for d in days if d.name != HELD_OUT_DAY], "hyper": str(model.hyper)},
+        "broadcast": {"wav": wav.name, "seconds": truth.duration, "segments": len(truth.stories),
+                      "recognised_words": len(words), "true_boundaries": int(reference.size - 1),
+                      "recognition_and_detectors_cpu_seconds": cpu},
+        "scores": scores,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "segment_asr.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    b = results["broadcast"]
+    lines = ["# Story segmentation of recogniser output", "",
+             f"Generated by `bench/segment_asr_bench.py` on {results['machine']}: {b['segments']} segments "
+             f"of the held-out NewsScape day {HELD_OUT_DAY[:10]} (KABC) read by espeak-ng ({b['seconds'] / 60:.1f} min "
+             "with music, silences, noise, applause, laughter and crowd between them), transcribed by PocketSphinx's "
+             f"bundled English model ({b['recognised_words']} words, {b['true_boundaries']} true boundaries). The HMM "
+             "is trained like the shipped model, on the other three days. Lower is better everywhere.", "",
+             "| system | P(miss) | P(false alarm) | C_seg (norm.) | Pk | WindowDiff | boundaries |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name, s in scores.items():
+        lines.append(f"| {name} | {s['p_miss']:.3f} | {s['p_false_alarm']:.3f} | {s['tdt_cost']:.3f} | "
+                     f"{s['pk']:.3f} | {s['windowdiff']:.3f} | {s['boundaries']} |")
+    (RESULTS / "segment_asr.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
