@@ -13,11 +13,12 @@ the audio detectors are fed the same blocks, exactly as in ingest. The true star
 each segment is the first recognised word that begins no earlier than 0.3 s before
 its speech. The HMM is trained as the shipped model is, on the other three days.
 
-Systems on the same words: the HMM with the detectors' X-DURATION and the words they
-judge "heard" in music, applause or noise left out (what ingest does), the same
-keeping every word, with the plain gap between recognised words, and with no
-X-DURATION at all; TextTiling and C99 on pseudo-sentences of 10 words (recogniser
-output has no punctuation); no boundary; evenly spaced stories at the model's mean
+Systems on the same words: the HMM of X-DURATION alone with the detectors' X-DURATION
+and the words they judge "heard" in music, applause or noise left out (what ingest does
+with PocketSphinx output), the same keeping every word, and with the plain gap between
+recognised words; the HMM of the paper's features with fitted weights (what ingest does
+with Vosk output) and with all weights 1 (the paper's model); TextTiling and C99 on pseudo-sentences of 10 words (recogniser
+output has no punctuation); no boundary; evenly spaced stories at the training mean
 story length. Measures as in ``bench/segment_bench.py`` (50-word TDT probe, nltk Pk
 and WindowDiff with k half the mean true story length).
 
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (NEWSSCAPE / HELD_OUT_DAY).is_file():
         print(f"skipped: {NEWSSCAPE / HELD_OUT_DAY} is absent", file=sys.stderr)
         return 0
+    from engine.segment.features import XDuration
     from engine.segment.model import train_model
     from engine.segment.segmenter import segment_words
     from tools.broadcast import build_broadcast, load_truth
@@ -153,27 +155,34 @@ def main(argv: list[str] | None = None) -> int:
     transcript = Transcript(words=texts, story_starts=reference, starts=starts, ends=ends,
                             sentence_starts=np.arange(0, len(texts), PSEUDO_SENTENCE_WORDS, dtype=np.int64),
                             name=wav.name)
-    model = train_model([d for d in days if d.name != HELD_OUT_DAY], info={"held_out": HELD_OUT_DAY})
-    mean_length = float(model.info.get("words", 0)) / max(int(model.info.get("stories", 1)), 1)
+    train = [d for d in days if d.name != HELD_OUT_DAY]
+    info = {"held_out": HELD_OUT_DAY}
+    models = {
+        "paper's features, fitted weights": train_model(train, info=info),
+        "paper's features, all weights 1": train_model(train, info=info, fit_weights=False),
+        "X-DURATION alone": train_model(train, features=(XDuration(),), info=info),
+    }
+    mean_length = sum(len(d) for d in train) / sum(d.story_starts.size for d in train)
 
-    def hmm(**kwargs) -> np.ndarray:
-        return segment_words(texts, model=model, with_posteriors=False, **kwargs).story_starts
+    def hmm(model, **kwargs) -> np.ndarray:
+        return segment_words(texts, model=models[model], with_posteriors=False, **kwargs).story_starts
 
+    ingest = {"starts": starts, "ends": ends, "x_duration": x_detect, "transcribed": transcribed}
     hyps = {
-        "HMM, detector X-DURATION, words heard in sound left out (ingest)": hmm(
-            starts=starts, ends=ends, x_duration=x_detect, transcribed=transcribed),
-        "HMM, detector X-DURATION, every word": hmm(starts=starts, ends=ends, x_duration=x_detect),
-        "HMM, gaps between recognised words": hmm(starts=starts, ends=ends),
-        "HMM, no X-DURATION": hmm(),
+        "HMM, X-DURATION alone (ingest, for PocketSphinx)": hmm("X-DURATION alone", **ingest),
+        "HMM, X-DURATION alone, every word": hmm("X-DURATION alone", starts=starts, ends=ends, x_duration=x_detect),
+        "HMM, X-DURATION alone, gaps between recognised words": hmm("X-DURATION alone", starts=starts, ends=ends),
+        "HMM, paper's features, fitted weights (ingest, for Vosk)": hmm("paper's features, fitted weights", **ingest),
+        "HMM, paper's features, all weights 1": hmm("paper's features, all weights 1", **ingest),
         "TextTiling (nltk), 10-word pseudo-sentences": texttiling_starts(transcript),
         "C99 (uts), 10-word pseudo-sentences": c99_starts(transcript),
         "no boundary": np.zeros(1, dtype=np.int64),
-        "evenly spaced (model's mean story length)": evenly_spaced_starts(len(texts), max(1, round(len(texts) / mean_length))),
+        "evenly spaced (training mean story length)": evenly_spaced_starts(len(texts), max(1, round(len(texts) / mean_length))),
     }
     scores = {name: nltk_scores([transcript], [h]) for name, h in hyps.items()}
     results = {
         "machine": f"{platform.machine()}, {platform.python_version()}",
-        "model": {"trained_on": [d.name for d in days if d.name != HELD_OUT_DAY], "hyper": str(model.hyper)},
+        "models": {"trained_on": [d.name for d in train], **{name: str(m.hyper) for name, m in models.items()}},
         "broadcast": {"wav": wav.name, "seconds": truth.duration, "segments": len(truth.stories),
                       "recognised_words": len(words), "true_boundaries": int(reference.size - 1),
                       "recognition_and_detectors_cpu_seconds": cpu},
@@ -186,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
              f"Generated by `bench/segment_asr_bench.py` on {results['machine']}: {b['segments']} segments "
              f"of the held-out NewsScape day {HELD_OUT_DAY[:10]} (KABC) read by espeak-ng ({b['seconds'] / 60:.1f} min "
              "with music, silences, noise, applause, laughter and crowd between them), transcribed by PocketSphinx's "
-             f"bundled English model ({b['recognised_words']} words, {b['true_boundaries']} true boundaries). The HMM "
-             "is trained like the shipped model, on the other three days. Lower is better everywhere.", "",
+             f"bundled English model ({b['recognised_words']} words, {b['true_boundaries']} true boundaries). Every HMM "
+             "is trained like the shipped models, on the other three days. Lower is better everywhere.", "",
              "| system | P(miss) | P(false alarm) | C_seg (norm.) | Pk | WindowDiff | boundaries |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, s in scores.items():

@@ -20,12 +20,14 @@ boundaries (captions and articles carry punctuation), which the HMM never sees;
 C99 is run on windows of 200 sentences on NewsScape days because it is quadratic.
 Baselines: no boundary at all; evenly spaced stories at the training mean length.
 
-HMM rows: the paper's features, and the same plus SENTENCE-START (a story starts a
-sentence; the source punctuation the peers get as well), each at the penalty that
-minimises the dev TDT cost and at the largest penalty whose dev P(false alarm) is at
-most 0.11; and the paper's-features HMM at each peer's operating point (in every
-document, the penalty that gives as many boundaries as the peer placed there; found
-without reference labels). A penalty sweep gives each variant's DET curve.
+HMM rows: the paper's model exactly (all feature weights 1); the paper's features with
+each feature group's weight fitted on development data (the shipped recipe); the same
+plus SENTENCE-START (a story starts a sentence; the source punctuation the peers get as
+well). Each runs at the penalty that minimises the dev TDT cost and at the largest
+penalty whose dev P(false alarm) is at most 0.11; the fitted-weights HMM also runs at
+each peer's operating point (in every document, the penalty that gives as many
+boundaries as the peer placed there; found without reference labels). A penalty sweep
+gives each variant's DET curve.
 """
 
 from __future__ import annotations
@@ -151,7 +153,12 @@ def cached_peer(name: str, transcript, compute) -> np.ndarray:
     return np.asarray(_PEER_CACHE[key], dtype=np.int64)
 
 
-PAPER, SENTENCES = "HMM, paper's features", "HMM + SENTENCE-START"
+EXACT = "HMM, the paper's model (all weights 1)"
+PAPER = "HMM, paper's features, fitted weights"
+SENTENCES = "HMM + SENTENCE-START, fitted weights"
+
+#: (label, features, fit feature weights) of the HMM variants trained in every fold.
+VARIANTS = ((EXACT, DEFAULT_FEATURES, False), (PAPER, DEFAULT_FEATURES, True), (SENTENCES, PUNCTUATED_FEATURES, True))
 
 
 def run_systems(variants: dict, *, c99_window: int | None, extra_models: dict | None = None) -> dict:
@@ -257,7 +264,7 @@ def speed(transcripts, model) -> dict:
     values = model.feature_values(words, starts=starts_a, ends=ends_a)
     bins = model.bins_of(values)
     t_features = time.perf_counter() - t0
-    args = (bins, model.log_emission, model.log_next, model.log_restart, model.log_init)
+    args = (bins, model.weighted_log_emission, model.log_next, model.log_restart, model.log_init)
     viterbi(*(a[:100] if a is bins else a for a in args))  # compile
     runs = []
     for _ in range(5):
@@ -297,8 +304,9 @@ def dense_viterbi(model, bins) -> tuple[np.ndarray, float]:
     t0 = time.perf_counter()
     n = bins.shape[0]
     obs = np.zeros((n, n_states))
+    log_emission = model.weighted_log_emission
     for f in range(bins.shape[1]):
-        obs += model.log_emission[f][bins[:, f]]
+        obs += log_emission[f][bins[:, f]]
     delta = model.log_init + obs[0]
     delta[0] += pen
     back = np.empty((n, n_states), dtype=np.int64)
@@ -387,8 +395,8 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     lee_variants = {
         label: lee_folds(lee, n_folds=5, documents_per_fold=8 if args.quick else 20, articles_per_document=10,
-                         train_articles_per_document=40, seed=20260613, features=features)
-        for label, features in ((PAPER, DEFAULT_FEATURES), (SENTENCES, PUNCTUATED_FEATURES))
+                         train_articles_per_document=40, seed=20260613, features=features, fit_weights=fit)
+        for label, features, fit in VARIANTS
     }
     newsscape = read_corpus(SHARED / "newsscape")
     t1 = time.perf_counter()
@@ -404,19 +412,21 @@ def main(argv=None) -> int:
         "scores": run_systems(lee_variants, c99_window=None,
                               extra_models={"HMM, NewsScape default model (cross-domain)": default_model}),
         "det": det_curves(lee_variants),
+        "hyperparameters": {label: [str(f.model.hyper) for f in folds] for label, folds in lee_variants.items()},
     }
     print(f"Lee done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if args.peer_cache:
         args.peer_cache.write_text(json.dumps(_PEER_CACHE), encoding="utf-8")
     t0 = time.perf_counter()
-    ns_variants = {label: leave_one_out(newsscape, features=features)
-                   for label, features in ((PAPER, DEFAULT_FEATURES), (SENTENCES, PUNCTUATED_FEATURES))}
+    ns_variants = {label: leave_one_out(newsscape, features=features, fit_weights=fit)
+                   for label, features, fit in VARIANTS}
     results["newsscape"] = {
         "description": ("Four channel-days (" + ", ".join(t.name[:10] for t in newsscape) + "); each day is "
                         "decoded by a model trained on the other three. Boundaries are story starts and "
                         "commercial-block starts; the 2006-08-03 KCET/KCAL/KTLA/KNBC day has coarse labels."),
         "scores": run_systems(ns_variants, c99_window=C99_WINDOW_SENTENCES),
         "det": det_curves(ns_variants),
+        "hyperparameters": {label: [str(f.model.hyper) for f in folds] for label, folds in ns_variants.items()},
     }
     print(f"NewsScape done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if args.peer_cache:

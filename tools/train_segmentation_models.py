@@ -3,8 +3,9 @@
     python -m tools.train_segmentation_models [--corpus ../shared/data/newsscape]
 
 Writes ``models/segmentation/newsscape.npz`` (the paper's features, for recognizer
-output) and ``models/segmentation/newsscape-punctuated.npz`` (plus SENTENCE-START,
-for captions and text). Only learned parameters go into the files.
+output), ``newsscape-punctuated.npz`` (plus SENTENCE-START, for captions and text) and
+``newsscape-acoustic.npz`` (X-DURATION alone, for weak recognisers). Only learned
+parameters go into the files.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str] | None = None) -> int:
     from engine.errors import EarshotError
-    from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
+    from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, XDuration
     from engine.segment.model import train_model
     from engine.segment.text import read_corpus
-    from models.segmentation import DEFAULT_MODEL_PATH, PUNCTUATED_MODEL_NAME
+    from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_PATH, PUNCTUATED_MODEL_NAME
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "newsscape")
@@ -34,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     info = {"corpus": f"NewsScape ({len(transcripts)} channel-days, 2006)", "files": [t.name for t in transcripts]}
     for features, path in ((DEFAULT_FEATURES, DEFAULT_MODEL_PATH),
-                           (PUNCTUATED_FEATURES, DEFAULT_MODEL_PATH.with_name(f"{PUNCTUATED_MODEL_NAME}.npz"))):
+                           (PUNCTUATED_FEATURES, DEFAULT_MODEL_PATH.with_name(f"{PUNCTUATED_MODEL_NAME}.npz")),
+                           ((XDuration(),), DEFAULT_MODEL_PATH.with_name(f"{ACOUSTIC_MODEL_NAME}.npz"))):
         started = time.perf_counter()
         model = train_model(transcripts, features=features, info=info)
         model.save(path)

@@ -109,6 +109,7 @@ def _load_recording(rec: str, args=None):
         extras["x_duration"] = np.array([w["x_duration"] for w in words], dtype=np.float64)
     if words and all(w["transcribed"] is not None for w in words):
         extras["transcribed"] = np.array([bool(w["transcribed"]) for w in words])
+    extras["engine"] = recording["engine"]
     return transcript, extras
 
 
@@ -143,9 +144,14 @@ def _train(args) -> int:
 
 def _run(args) -> int:
     from engine.segment.segmenter import segment_transcript
+    from models.segmentation import model_for_recognizer
 
     transcript, extras = _load_recording(args.rec, args)
-    result = segment_transcript(transcript, model=args.model, log_penalty=args.penalty, **extras)
+    model = args.model
+    if "engine" in extras:  # a recording in the index: the model ingest chose for its recogniser
+        engine = extras.pop("engine")
+        model = model or model_for_recognizer(engine)
+    result = segment_transcript(transcript, model=model, log_penalty=args.penalty, **extras)
     stories = []
     for (a, b), conf in zip(result.spans(), result.confidence, strict=True):
         story = {"start_word": a, "end_word": b, "confidence": round(float(conf), 4),

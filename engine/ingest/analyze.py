@@ -32,8 +32,8 @@ class Analysis:
     times: dict[str, float] = field(default_factory=dict)
 
 
-def analyze_transcript(words: Sequence[Word], detections: Detections | None) -> Analysis:
-    """Convert detections, and segment and tag ``words``."""
+def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, engine: str | None = None) -> Analysis:
+    """Convert detections, and segment and tag ``words`` (``engine``: the recogniser that produced them)."""
     out = Analysis()
     if detections is not None:
         out.events = [EventRow(e.type, e.start, e.end, e.score, e.value) for e in detections.events]
@@ -48,6 +48,7 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None) -> 
         words,
         None if out.x_duration is None else np.asarray(out.x_duration),
         None if out.transcribed is None else np.asarray(out.transcribed, dtype=bool),
+        engine=engine,
     )
     out.times["segment"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -57,10 +58,12 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None) -> 
 
 
 def segment_stories(
-    words: Sequence[Word], x_duration: np.ndarray | None, transcribed: np.ndarray | None = None
+    words: Sequence[Word], x_duration: np.ndarray | None, transcribed: np.ndarray | None = None, *,
+    engine: str | None = None,
 ) -> list[StoryRow]:
-    """Stories by the fine-grained HMM with the shipped model; words not ``transcribed`` are left out of it."""
+    """Stories by the fine-grained HMM with the shipped model for ``engine``; words not ``transcribed`` are left out."""
     from engine.segment.segmenter import segment_words
+    from models.segmentation import model_for_recognizer
 
     # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
     texts = [w.text.replace(" ", "_") or "_" for w in words]
@@ -70,6 +73,7 @@ def segment_stories(
         ends=np.array([w.end for w in words]),
         x_duration=x_duration,
         transcribed=transcribed,
+        model=model_for_recognizer(engine),
     )
     return [
         StoryRow(first, last - 1, float(conf))

@@ -123,7 +123,7 @@ def transcribe_file(
         detections = analyzer.finish(words)
         times.detect = timed.detect_seconds + time.perf_counter() - t1
         t2 = time.perf_counter()
-        analysis = analyze_transcript(words, detections)
+        analysis = analyze_transcript(words, detections, engine=transcriber.engine)
         times.analyze = time.perf_counter() - t2
     return Transcript(
         words=words,

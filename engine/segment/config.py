@@ -85,6 +85,12 @@ GRID_STATE_BANDWIDTH = (0.05, 0.1, 0.2, 0.4, 0.8)
 GRID_LENGTH_BANDWIDTH = (0.05, 0.1, 0.2, 0.4)
 GRID_LOG_PENALTY = tuple(float(x) for x in range(-8, 9, 2))
 
+#: Weights searched for each feature group's log-likelihood (the paper's model: all 1).
+#: Features are not independent given the state (COHER-1..3 share words, the four triggers
+#: share positions), so their summed log-likelihoods over-count; a weight below 1 says how
+#: much each group is worth on development data, and 0 switches a group off.
+GRID_FEATURE_WEIGHT = (0.0, 0.25, 0.5, 1.0)
+
 #: After the coarse search the penalty is refined within +-PENALTY_REFINE_SPAN of the best
 #: coarse value, on PENALTY_REFINE_STEPS points.
 PENALTY_REFINE_SPAN = 1.5

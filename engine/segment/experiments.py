@@ -45,6 +45,7 @@ def leave_one_out(
     *,
     hyper: Hyperparameters | None = None,
     features: Sequence = DEFAULT_FEATURES,
+    fit_weights: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Fold]:
     """Train on all transcripts but one, for each one."""
@@ -53,7 +54,8 @@ def leave_one_out(
         if progress:
             progress(i, len(transcripts))
         kept = [t for j, t in enumerate(transcripts) if j != i]
-        folds.append(Fold(test=[held], model=train_model(kept, hyper=hyper, features=features, info={"held_out": held.name})))
+        folds.append(Fold(test=[held], model=train_model(kept, hyper=hyper, features=features, fit_weights=fit_weights,
+                                                             info={"held_out": held.name})))
     return folds
 
 
@@ -67,6 +69,7 @@ def lee_folds(
     seed: int,
     hyper: Hyperparameters | None = None,
     features: Sequence = DEFAULT_FEATURES,
+    fit_weights: bool = True,
 ) -> list[Fold]:
     """k-fold cross-validation over articles with Choi-style test documents."""
     rng = np.random.default_rng(seed)
@@ -83,7 +86,8 @@ def lee_folds(
             [articles[i] for i in held], n_documents=documents_per_fold,
             articles_per_document=articles_per_document, rng=rng,
         )
-        folds.append(Fold(test=test, model=train_model(train, hyper=hyper, features=features, info={"fold": k})))
+        folds.append(Fold(test=test, model=train_model(train, hyper=hyper, features=features, fit_weights=fit_weights,
+                                                     info={"fold": k})))
     return folds
 
 

@@ -75,8 +75,9 @@ def explain(
     predicted = model.decode(bins, log_penalty=log_penalty)
     ratios = {}
     total = np.zeros(n)
+    log_emission = model.weighted_log_emission  # the weighted terms the decoder adds up
     for j, name in enumerate(model.feature_names):
-        table = model.log_emission[j]
+        table = log_emission[j]
         ratio = table[bins[:, j], true_path] - table[bins[:, j], predicted]
         total += ratio
         ratios[name] = {"per_word": _rounded(ratio), "cumulative": _rounded(np.cumsum(ratio))}

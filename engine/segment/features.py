@@ -155,6 +155,7 @@ class Coherence:
     name: str
     offset: int
     buffer: int = config.COHERENCE_BUFFER
+    group: str = "coherence"
     #: Every state has its own distribution, smoothed across states ...
     own_states: int | None = None
     #: ... up to the depth where the buffer lies wholly inside the current story; deeper
@@ -188,6 +189,7 @@ class Trigger:
 
     name: str
     position: int
+    group: str = "trigger"
     #: States 0 .. own_states-1 have their own distributions; later states share one.
     own_states: int | None = config.TRIGGER_OWN_STATES
 
@@ -216,6 +218,7 @@ class XDuration:
     """X-DURATION: untranscribed time before the word, in seconds (0 when times are unknown)."""
 
     name: str = "x_duration"
+    group: str = "x_duration"
     own_states: int | None = config.X_DURATION_OWN_STATES
 
     def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:
@@ -236,6 +239,7 @@ class SentenceStart:
     """
 
     name: str = "sentence_start"
+    group: str = "sentence_start"
     own_states: int | None = None
 
     def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:

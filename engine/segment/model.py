@@ -44,6 +44,13 @@ class Hyperparameters:
     state_bandwidth: float = config.DEFAULT_STATE_BANDWIDTH
     length_bandwidth: float = config.DEFAULT_LENGTH_BANDWIDTH
     log_penalty: float = config.DEFAULT_LOG_PENALTY
+    #: Weight of each feature group's log-likelihood (``coherence``, ``x_duration``,
+    #: ``trigger``, ``sentence_start``); a missing group weighs 1, the paper's model.
+    weights: dict[str, float] = field(default_factory=dict)
+
+    def weight_of(self, feature) -> float:
+        """The weight of ``feature``'s log-likelihood (1 unless fitted)."""
+        return float(self.weights.get(getattr(feature, "group", feature.name), 1.0))
 
     def validate(self) -> None:
         if int(self.n_bins) != self.n_bins or self.n_bins < 2:
@@ -54,6 +61,9 @@ class Hyperparameters:
                 raise ParameterError(f"{name} must be positive (log units), got {value}")
         if not np.isfinite(self.log_penalty):
             raise ParameterError(f"log_penalty must be finite, got {self.log_penalty}")
+        for group, weight in self.weights.items():
+            if not (np.isfinite(weight) and weight >= 0):
+                raise ParameterError(f"weight of {group} must be a finite number >= 0, got {weight}")
 
 
 @dataclass
@@ -87,6 +97,11 @@ class SegmentationModel:
     def feature_names(self) -> list[str]:
         return [f.name for f in self.features]
 
+    @property
+    def weighted_log_emission(self) -> np.ndarray:
+        """``log p(bin | state)`` times each feature's weight, shape (F, B, S): what the decoder adds up."""
+        return weighted(self.log_emission, self.features, self.hyper)
+
     def feature_values(
         self,
         words: Sequence[str],
@@ -108,14 +123,14 @@ class SegmentationModel:
     def decode(self, bins: np.ndarray, *, log_penalty: float | None = None) -> np.ndarray:
         """Viterbi state path, shape (n_words,)."""
         penalty = self.hyper.log_penalty if log_penalty is None else log_penalty
-        path, _ = viterbi(bins, self.log_emission, self.log_next, self.log_restart, self.log_init,
+        path, _ = viterbi(bins, self.weighted_log_emission, self.log_next, self.log_restart, self.log_init,
                           log_penalty=penalty)
         return path
 
     def boundary_posterior(self, bins: np.ndarray, *, log_penalty: float | None = None) -> np.ndarray:
         """P(word t starts a story | all words), shape (n_words,)."""
         penalty = self.hyper.log_penalty if log_penalty is None else log_penalty
-        posterior, _ = forward_backward(bins, self.log_emission, self.log_next, self.log_restart, self.log_init,
+        posterior, _ = forward_backward(bins, self.weighted_log_emission, self.log_next, self.log_restart, self.log_init,
                                         log_penalty=penalty)
         return posterior
 
@@ -289,6 +304,12 @@ def _emission_tables(
     return _pad_bins(logs, counts.shape[1], np.log(config.PROBABILITY_FLOOR))
 
 
+def weighted(log_emission: np.ndarray, features: Sequence, hyper: Hyperparameters) -> np.ndarray:
+    """Each feature's log table times its weight (a copy only when some weight is not 1)."""
+    w = np.array([hyper.weight_of(f) for f in features])
+    return log_emission if np.all(w == 1.0) else log_emission * w[:, None, None]
+
+
 def _own_states(feature, n_states: int) -> int | None:
     own = getattr(feature, "own_states", None)
     return None if own is None else min(own, n_states - 1)
@@ -351,8 +372,12 @@ def train_model(
     features: Sequence = DEFAULT_FEATURES,
     max_state: int = config.MAX_STATE,
     info: dict | None = None,
+    fit_weights: bool = True,
 ) -> SegmentationModel:
     """Train a model; without ``hyper``, fit the hyper-parameters on held-out folds first.
+
+    ``fit_weights=False`` keeps every feature's weight at 1 (the paper's model) while
+    fitting the rest.
 
     A tuned model also records in ``info["penalty_at_false_alarm"]`` the penalty
     that keeps held-out P(false alarm) within FALSE_ALARM_TARGET (a recall-oriented
@@ -363,7 +388,7 @@ def train_model(
     training = prepare_training(transcripts, features=features, max_state=max_state)
     info = dict(info or {})
     if hyper is None:
-        hyper = fit_hyperparameters(training, features=features, max_state=max_state)
+        hyper = fit_hyperparameters(training, features=features, max_state=max_state, fit_weights=fit_weights)
         info["penalty_at_false_alarm"] = penalty_for_false_alarm(
             training, hyper, features=features, max_state=max_state
         )

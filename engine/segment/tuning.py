@@ -48,14 +48,14 @@ def _score(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[f
 
 def _probe_counts(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[float] | np.ndarray, features) -> list:
     """Pooled held-out probe counts for every penalty."""
-    from engine.segment.model import _emission_tables
+    from engine.segment.model import _emission_tables, weighted
 
     pooled = [ProbeCounts(0, 0, 0, 0) for _ in penalties]
     for k in np.unique(training.folds):
         held = np.flatnonzero(training.folds == k)
         kept = np.flatnonzero(training.folds != k)
         counts: np.ndarray = sum((dev.counts[i] for i in kept), np.zeros_like(dev.counts[kept[0]]))
-        log_emission = _emission_tables(counts, dev.n_real, hyper.state_bandwidth, features)
+        log_emission = weighted(_emission_tables(counts, dev.n_real, hyper.state_bandwidth, features), features, hyper)
         lengths = estimate.smooth_length_histogram(
             np.concatenate([training.lengths[i] for i in kept]),
             max_state=max_state,
@@ -104,8 +104,13 @@ def fit_hyperparameters(
     max_state: int = config.MAX_STATE,
     start=None,
     sweeps: int = config.HYPERPARAMETER_SWEEPS,
+    fit_weights: bool = True,
 ):
-    """Coordinate descent over n_bins, state and length bandwidths, and the penalty.
+    """Coordinate descent over n_bins, state and length bandwidths, feature weights, and the penalty.
+
+    With ``fit_weights``, each feature group's log-likelihood weight is searched on
+    GRID_FEATURE_WEIGHT (a group of weight 0 is switched off); without, all weigh 1
+    as in the paper.
 
     Returns the best :class:`~engine.segment.model.Hyperparameters` found. With a
     single fold there is nothing to hold out, and the defaults come back.
@@ -121,7 +126,7 @@ def fit_hyperparameters(
     penalties = np.asarray(config.GRID_LOG_PENALTY, dtype=np.float64)
 
     def evaluate(h) -> tuple[float, float]:
-        key = (h.n_bins, h.state_bandwidth, h.length_bandwidth)
+        key = (h.n_bins, h.state_bandwidth, h.length_bandwidth, tuple(sorted(h.weights.items())))
         if key not in seen:
             if h.n_bins not in dev_cache:
                 dev_cache[h.n_bins] = _DevData(training, h.n_bins, max_state)
@@ -132,16 +137,22 @@ def fit_hyperparameters(
         return seen[key]
 
     best_cost, best_penalty = evaluate(current)
-    grids = (
+    grids: list[tuple[str, Sequence]] = [
         ("n_bins", config.GRID_N_BINS),
         ("state_bandwidth", config.GRID_STATE_BANDWIDTH),
         ("length_bandwidth", config.GRID_LENGTH_BANDWIDTH),
-    )
+    ]
+    if fit_weights:
+        groups = dict.fromkeys(getattr(f, "group", f.name) for f in features)
+        grids += [(f"weight:{g}", config.GRID_FEATURE_WEIGHT) for g in groups]
     for _ in range(max(1, sweeps)):
         improved = False
         for name, grid in grids:
             for value in grid:
-                candidate = replace(current, **{name: value})
+                if name.startswith("weight:"):
+                    candidate = replace(current, weights={**current.weights, name[7:]: float(value)})
+                else:
+                    candidate = replace(current, **{name: value})
                 cost, penalty = evaluate(candidate)
                 if cost < best_cost - 1e-12:
                     best_cost, best_penalty, current, improved = cost, penalty, candidate, True

@@ -3,7 +3,8 @@
 The shipped default, ``newsscape.npz`` beside this file, was trained on four
 NewsScape channel-days of broadcast-news captions with the paper's features, for
 recognizer output; ``newsscape-punctuated.npz`` adds the SENTENCE-START feature
-and is used for punctuated input (captions, text). Both hold learned parameters
+and is used for punctuated input (captions, text); ``newsscape-acoustic.npz`` keeps
+X-DURATION alone, for recognisers too inaccurate for the word features. Both hold learned parameters
 only (see ``docs/segmentation.md``). Models a user trains with ``segment train --out NAME``
 live in ``<user data>/models/segmentation/NAME.npz``.
 """
@@ -21,6 +22,14 @@ DEFAULT_MODEL_PATH = Path(__file__).with_name("newsscape.npz")
 DEFAULT_MODEL_NAME = "newsscape"
 #: The shipped model for punctuated input (captions, text): the paper's features plus SENTENCE-START.
 PUNCTUATED_MODEL_NAME = "newsscape-punctuated"
+#: The shipped model of X-DURATION alone, for recognisers whose words are too often wrong
+#: for the word features (see ``model_for_recognizer``).
+ACOUSTIC_MODEL_NAME = "newsscape-acoustic"
+
+#: Recognisers whose output goes to the X-DURATION-only model. PocketSphinx's bundled
+#: English model gets most words of broadcast speech wrong; on its output the word
+#: features, learnt from captions, pull every boundary away (bench/segment_asr_bench.py).
+WEAK_RECOGNIZERS = frozenset({"pocketsphinx"})
 
 
 def user_models_dir() -> Path:
@@ -45,6 +54,11 @@ def model_path(name: str | Path | None = None) -> Path:
         if candidate.is_file():
             return candidate
     return user_models_dir() / f"{text}.npz"
+
+
+def model_for_recognizer(engine: str | None) -> str:
+    """Name of the shipped model that segments the output of recogniser ``engine``."""
+    return ACOUSTIC_MODEL_NAME if engine in WEAK_RECOGNIZERS else DEFAULT_MODEL_NAME
 
 
 def load_model(name: str | Path | None = None):

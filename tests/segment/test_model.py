@@ -154,3 +154,42 @@ def test_words_heard_in_sound_are_left_out_of_the_model(small_model, newsscape_d
     assert nothing.story_starts.tolist() == [0] and nothing.states.shape == (5,)
     with pytest.raises(ParameterError, match="transcribed must be a bool array of shape"):
         segment_words(day.words[:5], model=small_model, transcribed=[1, 0, 1, 1, 1])
+
+
+def test_feature_weights_scale_the_log_likelihoods(small_model, newsscape_days, tmp_path):
+    from dataclasses import replace
+
+    from engine.segment import config
+
+    groups = {getattr(f, "group", f.name) for f in small_model.features}
+    assert set(small_model.hyper.weights) <= groups
+    assert all(w in config.GRID_FEATURE_WEIGHT for w in small_model.hyper.weights.values())
+    day = newsscape_days[0].slice(0, 4000)
+    values = small_model.feature_values(day.words, starts=day.starts, ends=day.ends)
+    bins = small_model.bins_of(values)
+    # Weight 0 switches a group off: scrambling its bins changes nothing.
+    muted = replace(small_model, hyper=replace(small_model.hyper, weights={"coherence": 0.0, "trigger": 0.0}))
+    scrambled = bins.copy()
+    rng = np.random.default_rng(3)
+    for j, f in enumerate(muted.features):
+        if f.group in ("coherence", "trigger"):
+            scrambled[:, j] = rng.permutation(scrambled[:, j])
+    np.testing.assert_array_equal(muted.decode(bins), muted.decode(scrambled))
+    assert not np.array_equal(small_model.decode(bins), small_model.decode(scrambled))
+    half = replace(small_model, hyper=replace(small_model.hyper, weights={"x_duration": 0.5}))
+    j = small_model.feature_names.index("x_duration")
+    np.testing.assert_allclose(half.weighted_log_emission[j], 0.5 * small_model.log_emission[j])
+    loaded = SegmentationModel.load(half.save(tmp_path / "half"))
+    assert loaded.hyper.weights == {"x_duration": 0.5}
+    with pytest.raises(ParameterError, match="weight of trigger must be a finite number >= 0"):
+        Hyperparameters(weights={"trigger": -1.0}).validate()
+
+
+def test_each_recogniser_gets_its_shipped_model():
+    from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, load_model, model_for_recognizer, model_path
+
+    assert model_for_recognizer("pocketsphinx") == ACOUSTIC_MODEL_NAME
+    assert model_for_recognizer("vosk") == DEFAULT_MODEL_NAME == model_for_recognizer(None)
+    if not model_path(ACOUSTIC_MODEL_NAME).is_file():
+        pytest.skip("shipped segmentation models not built")
+    assert load_model(ACOUSTIC_MODEL_NAME).feature_names == ["x_duration"]
