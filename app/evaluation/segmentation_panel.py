@@ -11,7 +11,7 @@ from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
 from app.evaluation.runs import SegmentationRun, evaluate_segmentation
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
-from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
+from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 TRANSCRIPT_FILTER = "Transcripts with story markers (*.txt3 *.txt);;All files (*)"
 
@@ -29,6 +29,7 @@ class SegmentationPanel(QWidget):
         self.model.addItem("Shipped, chosen by punctuation", None)
         self.model.addItem("newsscape (paper's features)", DEFAULT_MODEL_NAME)
         self.model.addItem("newsscape-punctuated (+ sentence starts)", PUNCTUATED_MODEL_NAME)
+        self.model.addItem("newsscape-acoustic (X-duration alone)", ACOUSTIC_MODEL_NAME)
         self.model.setToolTip("Punctuated transcripts (captions, text) use the model with the sentence-start "
                               "feature; recognizer output has no punctuation and uses the paper's features.")
         self.penalty = QDoubleSpinBox()
