@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -120,33 +121,52 @@ class IngestJob:
         self.cancel = cancel or CancelToken()
         self.interrupted: list[dict[str, object]] = []
         self._cancel_requests: set[str] = set()
+        self._cancel_lock = threading.Lock()  # cancel_file is called from other threads
 
     def cancel_file(self, path: str) -> None:
-        """Stop one file (queued or running); the rest of the run goes on."""
-        self._cancel_requests.add(str(Path(path).absolute()))
+        """Stop one file (queued or running); the rest of the run goes on. Thread-safe."""
+        with self._cancel_lock:
+            self._cancel_requests.add(str(Path(path).absolute()))
+
+    def _take_cancel_requests(self) -> set[str]:
+        """The paths asked to stop since the last call (a request made meanwhile waits for the next)."""
+        with self._cancel_lock:
+            taken, self._cancel_requests = self._cancel_requests, set()
+        return taken
 
     # -- the run ------------------------------------------------------------
 
     def run(self) -> list[FileOutcome]:
         """Do the whole batch; returns one outcome per file, in input order."""
         files, outcomes = expand_paths(self.paths)
-        for o in outcomes:
-            self.on_state(o)
         store = Store(self.db_path)
         try:
             self.interrupted = store.mark_interrupted_jobs()
+            for o in outcomes:
+                self._record_failure(store, o)
+                self.on_state(o)
             todo: list[FileOutcome] = []
             for f in files:
                 outcome = self._prepare(store, f)
                 outcomes.append(outcome)
                 if outcome.state is JobState.QUEUED:
                     todo.append(outcome)
+                elif outcome.state is JobState.FAILED:
+                    self._record_failure(store, outcome)
                 self.on_state(outcome)
             if todo:
                 self._recognise(store, todo)
         finally:
             store.close()
         return outcomes
+
+    @staticmethod
+    def _record_failure(store: Store, outcome: FileOutcome) -> None:
+        """A file refused before recognition (missing, unreadable, not audio) still gets its job row,
+        so the library lists the failure after a restart."""
+        if outcome.state is JobState.FAILED and outcome.job_id is None:
+            outcome.job_id = store.start_job("ingest", outcome.path)
+            store.finish_job(outcome.job_id, JobState.FAILED.value, outcome.message)
 
     def _prepare(self, store: Store, path: Path) -> FileOutcome:
         """Probe and hash one file; decide whether it needs recognition."""
@@ -239,19 +259,20 @@ class IngestJob:
     def _apply_file_cancels(
         self, store: Store, pool: object, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
     ) -> None:
-        if not self._cancel_requests:
+        requests = self._take_cancel_requests()
+        if not requests:
             return
         for task_id, outcome in by_task.items():
-            if outcome.path not in self._cancel_requests:
+            if outcome.path not in requests:
                 continue
             if task_id in queued:
                 queued.remove(task_id)
                 self._finish(store, outcome, JobState.CANCELLED, "cancelled before it started")
             elif task_id in running:
-                pool.cancel_task(task_id)  # type: ignore[attr-defined]
+                # A fresh worker only when files still wait for one (loading a model takes seconds).
+                pool.cancel_task(task_id, respawn=bool(queued))  # type: ignore[attr-defined]
                 running.discard(task_id)
                 self._finish(store, outcome, JobState.CANCELLED, "cancelled")
-        self._cancel_requests.clear()
 
     def _cancel_all(
         self, store: Store, pool: object, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]

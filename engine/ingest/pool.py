@@ -164,14 +164,15 @@ class WorkerPool:
     def alive(self) -> int:
         return len(self._workers)
 
-    def cancel_task(self, task_id: int) -> bool:
-        """Kill the worker running ``task_id`` and start a fresh one. True if it was running."""
+    def cancel_task(self, task_id: int, *, respawn: bool = True) -> bool:
+        """Kill the worker running ``task_id`` and, with ``respawn``, start a fresh one. True if it was running."""
         for wid, w in list(self._workers.items()):
             if w.task_id == task_id:
                 w.process.kill()
                 w.process.join(5)
                 del self._workers[wid]
-                self._spawn()
+                if respawn:
+                    self._spawn()
                 return True
         return False
 

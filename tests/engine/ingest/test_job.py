@@ -58,6 +58,10 @@ def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path
     text = " ".join(w["text"] for w in store.words(council["id"]))
     assert sum(w in text.split() for w in ("council", "approved", "budget", "hospital", "monday")) >= 2, text
     assert store.search_segments("council")[0]["name"] == "council.wav"
+    # Files refused before recognition keep a failed job row, so the library still lists them later.
+    failed = {Path(j["path"]).name: j["message"] for j in store.jobs(status="failed")}
+    assert set(failed) == {"notes.ogg", "empty.flac", "vanished.wav"}
+    assert failed["empty.flac"].endswith("empty.flac: empty file (0 bytes)")
     # The detectors judged every word; the stories start at words they judged real.
     words = store.words(council["id"])
     assert {w["transcribed"] for w in words} <= {0, 1} and sum(w["transcribed"] for w in words) > len(words) / 2
@@ -119,6 +123,29 @@ def test_cancel_stops_a_running_file_and_writes_nothing(
     store = Store(tmp_path / "lib.sqlite")
     assert store.counts()["recordings"] == 0 and store.counts()["words"] == 0
     assert store.jobs()[0]["status"] == "cancelled"
+
+
+def test_cancelling_files_one_by_one_stops_each_and_nothing_else(
+    tmp_path: Path, long_wav: Path, corpus: dict[str, Path], sphinx_model: ModelSpec
+) -> None:
+    started = threading.Event()
+    files = [long_wav, corpus["council"], corpus["rain"]]
+    job = IngestJob(files, db_path=tmp_path / "lib.sqlite", spec=sphinx_model, workers=1,
+                    on_progress=lambda path, done, total: started.set() if path == str(long_wav) else None)
+    result: list = []  # type: ignore[type-arg]
+    thread = threading.Thread(target=lambda: result.extend(job.run()))
+    thread.start()
+    assert started.wait(60), "recognition never reported progress"
+    job.cancel_file(str(long_wav))  # running
+    job.cancel_file(str(files[1]))  # still queued behind it
+    thread.join(120)
+    assert not thread.is_alive()
+    states = {Path(o.path).name: (o.state, o.message) for o in result}
+    assert states[long_wav.name] == (JobState.CANCELLED, "cancelled")
+    assert states["council.wav"] == (JobState.CANCELLED, "cancelled before it started")
+    assert states["rain.mp3"][0] is JobState.DONE  # the rest of the run went on, on a fresh worker
+    store = Store(tmp_path / "lib.sqlite")
+    assert [r["name"] for r in store.recordings()] == ["rain.mp3"]
 
 
 def test_a_killed_ingest_leaves_nothing_and_is_reported_next_time(
