@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 
+from engine.timefmt import clock
 
-def clock(seconds: float) -> str:
-    """``m:ss`` under an hour, ``h:mm:ss`` from an hour on."""
-    m, s = divmod(max(0, int(seconds)), 60)
-    h, m = divmod(m, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+__all__ = ["clock", "clock_precise", "date_text", "eta_text"]
 
 
 def clock_precise(seconds: float) -> str:
     """``m:ss.t`` (tenths), for the player and the timeline's cursor."""
-    tenths = max(0, round(seconds * 10))
-    return f"{clock(tenths // 10)}.{tenths % 10}"
+    return clock(seconds, decimals=1)
 
 
 def eta_text(seconds: float) -> str:

@@ -7,16 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import ParameterError
+from engine.timefmt import timestamp
 
 FORMATS = ("srt", "vtt", "txt", "json")
-
-
-def _clock(seconds: float, sep: str) -> str:
-    ms = max(0, round(seconds * 1000))
-    h, rem = divmod(ms, 3_600_000)
-    m, rem = divmod(rem, 60_000)
-    s, ms = divmod(rem, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
 def export_transcript(
@@ -29,12 +22,12 @@ def export_transcript(
     """
     if fmt == "srt":
         cues = [
-            f"{i}\n{_clock(s['start'], ',')} --> {_clock(s['end'], ',')}\n{s['text']}\n"
+            f"{i}\n{timestamp(s['start'], ',')} --> {timestamp(s['end'], ',')}\n{s['text']}\n"
             for i, s in enumerate(segments, 1)
         ]
         return "\n".join(cues)
     if fmt == "vtt":
-        cues = [f"{_clock(s['start'], '.')} --> {_clock(s['end'], '.')}\n{s['text']}\n" for s in segments]
+        cues = [f"{timestamp(s['start'], '.')} --> {timestamp(s['end'], '.')}\n{s['text']}\n" for s in segments]
         return "WEBVTT\n\n" + "\n".join(cues)
     if fmt == "txt":
         return "".join(s["text"] + "\n" for s in segments)

@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.cli.common import open_store
 from engine.errors import EarshotError
 from engine.export import FORMATS, export_transcript
+from engine.timefmt import clock
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,12 +38,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=run_remove)
 
 
-def _clock(seconds: float) -> str:
-    m, s = divmod(max(0.0, seconds), 60)
-    h, m = divmod(int(m), 60)
-    return f"{h}:{m:02d}:{s:05.2f}" if h else f"{m:02d}:{s:05.2f}"
-
-
 def run_list(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         rows = store.recordings()
@@ -55,8 +50,8 @@ def run_list(args: argparse.Namespace) -> int:
     print(f"{'id':>4}  {'duration':>10}  {'words':>7}  {'engine/model':<28}  {'indexed':<16}  name")
     for r in rows:
         when = dt.datetime.fromtimestamp(r["ingested_at"]).strftime("%Y-%m-%d %H:%M")
-        model = f"{r['engine']}/{r['model']}"
-        print(f"{r['id']:>4}  {_clock(r['duration']):>10}  {r['word_count']:>7}  {model:<28.28}  {when:<16}  {r['name']}")
+        model, length = f"{r['engine']}/{r['model']}", clock(r["duration"], decimals=2)
+        print(f"{r['id']:>4}  {length:>10}  {r['word_count']:>7}  {model:<28.28}  {when:<16}  {r['name']}")
     return 0
 
 
@@ -69,18 +64,18 @@ def run_show(args: argparse.Namespace) -> int:
         stories = store.stories(rec["id"]) if args.stories else []
         entities = store.entities(rec["id"]) if args.entities else []
     print(f"{rec['name']}  ({rec['path']})")
-    print(f"duration {_clock(rec['duration'])}, {rec['word_count']} words, {rec['engine']}/{rec['model']}")
+    print(f"duration {clock(rec['duration'], decimals=2)}, {rec['word_count']} words, {rec['engine']}/{rec['model']}")
     if args.events or args.stories or args.entities:
         _show_annotations(args, words, events, stories, entities)
         return 0
     if args.words:
         for w in words:
-            print(f"{_clock(w['start'])}  {_clock(w['end'])}  {w['conf']:.2f}  {w['text']}")
+            print(f"{clock(w['start'], decimals=2)}  {clock(w['end'], decimals=2)}  {w['conf']:.2f}  {w['text']}")
         return 0
     for s in segments:
         confs = [w["conf"] for w in words[s["first_word"] : s["last_word"] + 1]]
         mean = sum(confs) / len(confs) if confs else 0.0
-        print(f"[{_clock(s['start'])} - {_clock(s['end'])}] ({mean:.2f})  {s['text']}")
+        print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {s['text']}")
     return 0
 
 
@@ -91,17 +86,17 @@ def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[
         for e in events:
             score = "" if e["score"] is None else f"  score {e['score']:.2f}"
             value = "" if e["value"] is None else f"  value {e['value']:.2f}"
-            print(f"  {_clock(e['start'])} - {_clock(e['end'])}  {e['type']:<10}{score}{value}")
+            print(f"  {clock(e['start'], decimals=2)} - {clock(e['end'], decimals=2)}  {e['type']:<10}{score}{value}")
     if args.stories:
         print(f"\n{len(stories)} stories:")
         for s in stories:
             conf = "" if s["confidence"] is None else f" (boundary confidence {s['confidence']:.2f})"
             opening = " ".join(w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
-            print(f"  {s['idx'] + 1:>3}. {_clock(s['start'])} - {_clock(s['end'])}{conf}  {opening} …")
+            print(f"  {s['idx'] + 1:>3}. {clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}{conf}  {opening} …")
     if args.entities:
         print(f"\n{len(entities)} entity mentions:")
         for e in entities:
-            print(f"  {_clock(e['start'])}  {e['type']:<13} {e['text']}")
+            print(f"  {clock(e['start'], decimals=2)}  {e['type']:<13} {e['text']}")
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 from engine.cli.common import open_store, positive_int
 from engine.errors import ParameterError
 from engine.search import config
+from engine.timefmt import clock
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -63,12 +64,6 @@ def _measure_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _clock(seconds: float) -> str:
-    m, s = divmod(max(0.0, seconds), 60)
-    h, m = divmod(int(m), 60)
-    return f"{h}:{m:02d}:{s:05.2f}" if h else f"{m:02d}:{s:05.2f}"
-
-
 def run_search(args: argparse.Namespace) -> int:
     from engine.search import SearchFilters, search
 
@@ -85,8 +80,8 @@ def run_search(args: argparse.Namespace) -> int:
         print(f"no matches for {args.query!r}")
         return 0
     for h in hits:
-        events = "  [" + ", ".join(f"{e.type} {_clock(e.start)}" for e in h.events) + "]" if h.events else ""
-        print(f"{h.name}  {_clock(h.start)}-{_clock(h.end)}  {h.score:.3f}  {h.snippet}{events}")
+        events = "  [" + ", ".join(f"{e.type} {clock(e.start, decimals=2)}" for e in h.events) + "]" if h.events else ""
+        print(f"{h.name}  {clock(h.start, decimals=2)}-{clock(h.end, decimals=2)}  {h.score:.3f}  {h.snippet}{events}")
     return 0
 
 
