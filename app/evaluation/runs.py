@@ -21,6 +21,7 @@ class SegmentationRun:
     hypothesis: dict[str, np.ndarray]  # name -> story starts found
     lengths: dict[str, int]  # name -> words
     model: str
+    note: str | None = None  # a hint for the user about the model and the input
 
 
 def evaluate_segmentation(
@@ -31,18 +32,20 @@ def evaluate_segmentation(
     ``log_penalty`` is the boundary penalty (log; None: the model's tuned value; higher: more stories).
     """
     from engine.segment.experiments import score
-    from engine.segment.segmenter import segment_transcript
+    from engine.segment.segmenter import segment_transcript, shipped_model_note
     from engine.segment.text import read_transcript
     from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, load_model
 
     seg_model = load_model(model) if model else None  # None: the shipped model suited to each input
     transcripts, hyps = [], []
     used: set[str] = set()
+    note = None
     for i, path in enumerate(paths):
         report.progress(i, len(paths))
         report.cancel.raise_if_cancelled()
         transcript = read_transcript(path)
         transcripts.append(transcript)
+        note = note or shipped_model_note(transcript, model)
         used.add(model or (PUNCTUATED_MODEL_NAME if transcript.sentence_starts.size else DEFAULT_MODEL_NAME))
         found = segment_transcript(transcript, model=seg_model, log_penalty=log_penalty, with_posteriors=False)
         hyps.append(found.story_starts)
@@ -53,7 +56,7 @@ def evaluate_segmentation(
     return SegmentationRun(
         rows, {t.name: t.story_starts for t in transcripts}, {t.name: np.asarray(h) for t, h in zip(transcripts, hyps,
                                                                                                     strict=True)},
-        {t.name: len(t) for t in transcripts}, model or " and ".join(sorted(used)),
+        {t.name: len(t) for t in transcripts}, model or " and ".join(sorted(used)), note,
     )
 
 

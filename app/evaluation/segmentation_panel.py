@@ -90,7 +90,11 @@ class SegmentationPanel(QWidget):
                     Series("WindowDiff", x, np.array([s.windowdiff for _, s in per_file]), "bar"),
                     Series("C_seg", x, np.array([s.tdt_cost for _, s in per_file]), "bar")],
         ))
-        self.run.status.setText(f"Scored {len(per_file)} transcript(s) with the {result.model} model.")
+        status = f"Scored {len(per_file)} transcript(s) with the {result.model} model."
+        if result.note:
+            status += f" Note: {result.note[0].upper()}{result.note[1:]}."
+        self.run.status.setText(status)
+        self.run.status.setWordWrap(True)
         if per_file:
             self.table.selectRow(0)
 

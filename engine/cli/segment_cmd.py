@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -143,7 +144,7 @@ def _train(args) -> int:
 
 
 def _run(args) -> int:
-    from engine.segment.segmenter import segment_transcript
+    from engine.segment.segmenter import segment_transcript, shipped_model_note
     from models.segmentation import model_for_recognizer
 
     transcript, extras = _load_recording(args.rec, args)
@@ -152,6 +153,9 @@ def _run(args) -> int:
         engine = extras.pop("engine")
         model = model or model_for_recognizer(engine)
     result = segment_transcript(transcript, model=model, log_penalty=args.penalty, **extras)
+    note = shipped_model_note(transcript, model)
+    if note and len(result.story_starts) <= 1:
+        print(f"note: {note}", file=sys.stderr)
     stories = []
     for (a, b), conf in zip(result.spans(), result.confidence, strict=True):
         story = {"start_word": a, "end_word": b, "confidence": round(float(conf), 4),

@@ -177,6 +177,22 @@ def _segment_transcribed(words: list[str], transcribed: np.ndarray, *, starts, e
     return Segmentation(story_starts, sub.confidence, posterior, sub.states[owner])
 
 
+#: Said when a shipped model meets text without word times (see :func:`shipped_model_note`).
+TEXT_WITHOUT_TIMES_NOTE = (
+    "the shipped models learnt from broadcast captions, where a pause usually separates two stories; "
+    "text without word times has no such pauses, so they find few stories in it: for written text, "
+    "train a model on your own kind of text (segment train --corpus DIR --sentences)"
+)
+
+
+def shipped_model_note(transcript: Transcript, model: SegmentationModel | str | Path | None) -> str | None:
+    """A hint for the user when a shipped model segments text that has no word times, else None."""
+    from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
+
+    shipped = model is None or str(model) in (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME)
+    return TEXT_WITHOUT_TIMES_NOTE if shipped and transcript.starts is None else None
+
+
 def segment_transcript(
     transcript: Transcript,
     *,

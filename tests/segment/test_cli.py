@@ -76,3 +76,18 @@ def test_sentence_model_trains_and_refuses_unpunctuated_input(cli, corpus, tmp_p
     assert cli(["segment", "run", str(bare), "--model", "punct"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("earshot: error: ") and "needs sentence punctuation" in err
+
+
+def test_shipped_model_on_text_without_times_says_why_it_finds_little(cli, corpus, capsys):
+    from models.segmentation import DEFAULT_MODEL_PATH
+
+    if not DEFAULT_MODEL_PATH.is_file():
+        pytest.skip("shipped segmentation models not built")
+    assert cli(["segment", "run", str(corpus / "doc0.txt"), "--json"]) == 0
+    captured = capsys.readouterr()
+    stories = json.loads(captured.out)["stories"]
+    if len(stories) <= 1:
+        assert "note: the shipped models learnt from broadcast captions" in captured.err
+        assert "segment train --corpus DIR --sentences" in captured.err
+    else:
+        assert captured.err == ""
