@@ -37,6 +37,16 @@ def _frame_seconds(sr: int, hop_length: int) -> float:
     return hop_length / sr
 
 
+def _framed(
+    sr: int, hop_length: int, window_seconds: float, **features: np.ndarray
+) -> tuple[dict[str, np.ndarray], int, float]:
+    """Checked frame features (one float array each, all one length), the window in frames, and the frame hop in s."""
+    frame_seconds = _frame_seconds(sr, hop_length)
+    arrays = {k: as_frames(k, v) for k, v in features.items()}
+    same_length(**arrays)
+    return arrays, frames_of(positive("window_seconds", window_seconds), frame_seconds), frame_seconds
+
+
 def _sensitivity(value: float) -> float:
     if not 0.0 < value < 1.0:
         raise ParameterError(f"sensitivity must lie strictly between 0 and 1, got {value}")
@@ -96,11 +106,9 @@ def music_score(
     window_seconds: float = config.MUSIC_WINDOW_SECONDS,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-frame music score in [0, 1] and the window's chroma stability, both shape (n_frames,)."""
-    frame_seconds = _frame_seconds(sr, hop_length)
-    arrays = {"chroma_stability": chroma_stability, "voicing": voicing, "flux": flux, "energy_db": energy_db}
-    arrays = {k: as_frames(k, v) for k, v in arrays.items()}
-    same_length(**arrays)
-    window = frames_of(positive("window_seconds", window_seconds), frame_seconds)
+    arrays, window, _ = _framed(
+        sr, hop_length, window_seconds, chroma_stability=chroma_stability, voicing=voicing, flux=flux, energy_db=energy_db
+    )
     stats = _active_stats(window, active_frames(arrays["energy_db"]),
                           chroma=arrays["chroma_stability"], voicing=arrays["voicing"])  # fmt: skip
     flux_mean = moving_mean(arrays["flux"], width=window)
@@ -156,11 +164,9 @@ def applause_score(
     window_seconds: float = config.APPLAUSE_WINDOW_SECONDS,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-frame applause score in [0, 1] and the window's mean level (dBFS), both shape (n_frames,)."""
-    frame_seconds = _frame_seconds(sr, hop_length)
-    arrays = {"flatness": flatness, "voicing": voicing, "chroma_stability": chroma_stability, "energy_db": energy_db}
-    arrays = {k: as_frames(k, v) for k, v in arrays.items()}
-    same_length(**arrays)
-    window = frames_of(positive("window_seconds", window_seconds), frame_seconds)
+    arrays, window, _ = _framed(
+        sr, hop_length, window_seconds, flatness=flatness, voicing=voicing, chroma_stability=chroma_stability, energy_db=energy_db
+    )
     active = active_frames(arrays["energy_db"])
     stats = _active_stats(window, active, flat=arrays["flatness"], voicing=arrays["voicing"],
                           chroma=arrays["chroma_stability"], level=arrays["energy_db"])  # fmt: skip
@@ -206,11 +212,9 @@ def laughter_score(
     window_seconds: float = config.LAUGHTER_WINDOW_SECONDS,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-frame laughter score in [0, 1] and the burst rate (bursts per second), both shape (n_frames,)."""
-    frame_seconds = _frame_seconds(sr, hop_length)
-    arrays = {"energy_db": energy_db, "shape_stability": shape_stability, "chroma_stability": chroma_stability}
-    arrays = {k: as_frames(k, v) for k, v in arrays.items()}
-    same_length(**arrays)
-    window = frames_of(positive("window_seconds", window_seconds), frame_seconds)
+    arrays, window, frame_seconds = _framed(
+        sr, hop_length, window_seconds, energy_db=energy_db, shape_stability=shape_stability, chroma_stability=chroma_stability
+    )
     lo_hz, hi_hz = config.LAUGHTER_BURST_HZ
     min_lag = frames_of(1.0 / hi_hz, frame_seconds)
     max_lag = min(window - 2, frames_of(1.0 / lo_hz, frame_seconds))
@@ -279,11 +283,9 @@ def noise_score(
     (hiss, static: white-ish noise has no shape to hold still); either way with a level that
     stays within a few dB.
     """
-    frame_seconds = _frame_seconds(sr, hop_length)
-    arrays = {"shape_stability": shape_stability, "flux": flux, "flatness": flatness, "energy_db": energy_db}
-    arrays = {k: as_frames(k, v) for k, v in arrays.items()}
-    same_length(**arrays)
-    window = frames_of(positive("window_seconds", window_seconds), frame_seconds)
+    arrays, window, _ = _framed(
+        sr, hop_length, window_seconds, shape_stability=shape_stability, flux=flux, flatness=flatness, energy_db=energy_db
+    )
     level = arrays["energy_db"]
     level_mean = moving_mean(level, width=window)
     active = active_frames(level).astype(np.float64)
