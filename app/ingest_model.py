@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 
 from app.format import eta_text, reason
 from app.ingest_controller import TERMINAL, FileStatus
+from app.table_model import Index, RowTableModel
 from engine.jobs import JobState
-
-_Index = QModelIndex | QPersistentModelIndex
 
 #: Role carrying a row's progress as a fraction in [0, 1] (None when not running).
 ProgressRole = Qt.ItemDataRole.UserRole + 1
@@ -47,7 +46,7 @@ def remaining_seconds(elapsed: float, fraction: float) -> float | None:
     return elapsed * (1.0 - fraction) / fraction
 
 
-class IngestQueueModel(QAbstractTableModel):
+class IngestQueueModel(RowTableModel):
     """Rows keyed by file path; a file queued again reuses its row."""
 
     COLUMNS = ("File", "Status", "Progress", "ETA", "Details")
@@ -103,18 +102,10 @@ class IngestQueueModel(QAbstractTableModel):
 
     # -- Qt model interface -----------------------------------------------------------------
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
+    def rows(self) -> list[Any]:
+        return self._rows
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         r = self._rows[index.row()]

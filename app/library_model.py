@@ -6,16 +6,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
 
 from app.data import LibraryRow
 from app.format import clock, date_text, reason
 from app.ingest_controller import FileStatus
 from app.ingest_model import ProgressRole
+from app.table_model import Index, RowTableModel
 from engine.jobs import JobState
-
-_Index = QModelIndex | QPersistentModelIndex
 
 #: Role with the row's status word (done, queued, running, failed, interrupted, cancelled, skipped).
 StatusRole = Qt.ItemDataRole.UserRole + 3
@@ -32,7 +31,7 @@ class _Live:
     fraction: float = 0.0
 
 
-class LibraryModel(QAbstractTableModel):
+class LibraryModel(RowTableModel):
     """One row per file: name, duration, words, engine / model, status, date."""
 
     COLUMNS = ("Name", "Duration", "Words", "Engine / model", "Status", "Indexed")
@@ -122,18 +121,10 @@ class LibraryModel(QAbstractTableModel):
     def total_seconds(self) -> float:
         return sum(r.duration for r in self._rows if r.recording_id is not None)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
+    def rows(self) -> list[Any]:
+        return self._rows
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row, col = index.row(), index.column()

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,16 +27,16 @@ from PySide6.QtWidgets import (
 from app.data import NOTABLE_EVENTS, LibraryReader, SearchFilters, SearchHit, open_reader
 from app.delegates import RichTextDelegate
 from app.format import clock
+from app.table_model import Index, RowTableModel
 from app.tasks import TaskPool
 
-_Index = QModelIndex | QPersistentModelIndex
 #: Pause in typing before a query runs (ms).
 TYPING_PAUSE_MS = 150
 #: Hits shown per query.
 RESULT_LIMIT = 100
 
 
-class SearchResultsModel(QAbstractTableModel):
+class SearchResultsModel(RowTableModel):
     COLUMNS = ("Recording", "Time", "Passage", "Around it")
 
     def __init__(self) -> None:
@@ -48,18 +48,10 @@ class SearchResultsModel(QAbstractTableModel):
         self.hits = hits
         self.endResetModel()
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.hits)
+    def rows(self) -> list[Any]:
+        return self.hits
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         hit = self.hits[index.row()]

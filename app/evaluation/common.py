@@ -2,25 +2,53 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
 from app.tasks import Task, TaskPool
 from engine.jobs import JobReport
+
+
+def tabs(name: str, pages: Sequence[tuple[QWidget, str]]) -> QTabWidget:
+    """A tab widget of ``(page, title)`` pages, named for screen readers."""
+    widget = QTabWidget()
+    widget.setAccessibleName(name)
+    for page, title in pages:
+        widget.addTab(page, title)
+    return widget
+
+
+def lay_out_panel(panel: QWidget, form: QFormLayout, run: QWidget, results: QWidget, side: QWidget,
+                  *, above: Sequence[QWidget] = ()) -> None:
+    """The evaluation panels' shape: inputs, the run bar, ``above``, then results beside ``side`` (plots)."""
+    split = QSplitter(Qt.Orientation.Horizontal)
+    split.addWidget(results)
+    split.addWidget(side)
+    split.setSizes([660, 560])
+    layout = QVBoxLayout(panel)
+    layout.addLayout(form)
+    layout.addWidget(run)
+    for widget in above:
+        layout.addWidget(widget)
+    layout.addWidget(split, 1)
 
 
 class RunBar(QWidget):

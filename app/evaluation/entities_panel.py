@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -13,14 +12,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QSpinBox,
-    QSplitter,
-    QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from app import dialogs
-from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
+from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
 from app.evaluation.runs import EntityOptions, EntityRun, score_entities
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
@@ -68,19 +64,9 @@ class EntitiesPanel(QWidget):
         form.addRow("Reference", self.reference)
         form.addRow("Hypothesis", self.hypothesis)
         form.addRow("Options", options)
-        tables = QTabWidget()
-        tables.setAccessibleName("Entity result tables")
-        tables.addTab(self.components, "By component")
-        tables.addTab(self.per_type, "By type")
-        tables.addTab(self.pairs, "Aligned pairs")
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(tables)
-        split.addWidget(self.plot)
-        split.setSizes([660, 560])
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.run)
-        layout.addWidget(split, 1)
+        tables = tabs("Entity result tables",
+                      ((self.components, "By component"), (self.per_type, "By type"), (self.pairs, "Aligned pairs")))
+        lay_out_panel(self, form, self.run, tables, self.plot)
 
     def start(self) -> None:
         if not (self.reference.paths and self.hypothesis.paths):

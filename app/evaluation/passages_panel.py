@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QComboBox, QFormLayout, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QPlainTextEdit, QWidget
 
 from app import dialogs
-from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
+from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
 from app.evaluation.runs import PassageRun, evaluate_passages
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
@@ -44,19 +43,9 @@ class PassagesPanel(QWidget):
         form.addRow("Judgements", self.qrels)
         form.addRow("Runs", self.runs)
         form.addRow("Units", self.units)
-        tables = QTabWidget()
-        tables.setAccessibleName("Passage retrieval tables")
-        tables.addTab(self.means, "Means")
-        tables.addTab(self.per_topic, "Per topic")
-        tables.addTab(self.tests, "t-tests")
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(tables)
-        split.addWidget(self.plot)
-        split.setSizes([660, 560])
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.run)
-        layout.addWidget(split, 1)
+        tables = tabs("Passage retrieval tables",
+                      ((self.means, "Means"), (self.per_topic, "Per topic"), (self.tests, "t-tests")))
+        lay_out_panel(self, form, self.run, tables, self.plot)
 
     def start(self) -> None:
         if not (self.qrels.paths and self.runs.paths):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
 from app import dialogs
-from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
+from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
 from app.evaluation.runs import RaschRun, fit_matrix
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
@@ -42,27 +42,14 @@ class RaschPanel(QWidget):
         self.map_plot = PlotView("Systems map plot")
         self.question_plot = PlotView("Questions map plot")
         self.density_plot = PlotView("Measure densities plot")
-        tables = QTabWidget()
-        tables.setAccessibleName("Rasch tables")
-        tables.addTab(self.systems, "Systems")
-        tables.addTab(self.questions, "Questions")
-        plots = QTabWidget()
-        plots.setAccessibleName("Rasch plots")
-        plots.addTab(self.map_plot, "Systems: measure × outfit")
-        plots.addTab(self.question_plot, "Questions: measure × outfit")
-        plots.addTab(self.density_plot, "Densities")
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(tables)
-        split.addWidget(plots)
-        split.setSizes([660, 560])
+        tables = tabs("Rasch tables", ((self.systems, "Systems"), (self.questions, "Questions")))
+        plots = tabs("Rasch plots", ((self.map_plot, "Systems: measure × outfit"),
+                                     (self.question_plot, "Questions: measure × outfit"),
+                                     (self.density_plot, "Densities")))
         form = QFormLayout()
         form.addRow("Matrix", self.matrix)
         form.addRow("Layout", self.layout_choice)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.run)
-        layout.addWidget(self.summary)
-        layout.addWidget(split, 1)
+        lay_out_panel(self, form, self.run, tables, plots, above=(self.summary,))
 
     def start(self) -> None:
         if not self.matrix.paths:

@@ -13,11 +13,21 @@ from numba import njit
 DIAG, DEL, INS = 0, 1, 2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _best(s, d, i):  # pragma: no cover - compiled
+    """sclite's tie order, shared by both aligners: the diagonal when it is no worse than
+    both others, else deletion when strictly cheaper than insertion, else insertion."""
+    if s <= d and s <= i:
+        return s, DIAG
+    if d < i:
+        return d, DEL
+    return i, INS
+
+
 @njit(cache=True, nogil=True)
 def _sclite_dp(ref, hyp, c_ins, c_del, c_sub):  # pragma: no cover - compiled
-    """Word Levenshtein with sclite's ties (SCTK ``net_dp.c``): prefer the diagonal when it
-    is no worse than both others, else deletion when strictly cheaper than insertion,
-    else insertion. ``ref`` and ``hyp`` are int32 word ids; returns int8 edit codes."""
+    """Word Levenshtein with sclite's ties (SCTK ``net_dp.c``, see :func:`_best`).
+    ``ref`` and ``hyp`` are int32 word ids; returns int8 edit codes."""
     n = ref.shape[0]
     m = hyp.shape[0]
     back = np.empty((n + 1, m + 1), dtype=np.int8)
@@ -36,15 +46,7 @@ def _sclite_dp(ref, hyp, c_ins, c_del, c_sub):  # pragma: no cover - compiled
             s = prev[b - 1] + (0 if ra == hyp[b - 1] else c_sub)
             d = prev[b] + c_del
             i = cur[b - 1] + c_ins
-            if s <= d and s <= i:
-                cur[b] = s
-                back[a, b] = DIAG
-            elif d < i:
-                cur[b] = d
-                back[a, b] = DEL
-            else:
-                cur[b] = i
-                back[a, b] = INS
+            cur[b], back[a, b] = _best(s, d, i)
         for b in range(m + 1):
             prev[b] = cur[b]
     return _trace(back, n, m)
@@ -119,15 +121,7 @@ def _phone_dp(ref, hyp, sub_cost, indel_cost):  # pragma: no cover - compiled
             s = prev[b - 1] + sub_cost[ra, hb]
             d = prev[b] + indel_cost[ra]
             i = cur[b - 1] + indel_cost[hb]
-            if s <= d and s <= i:
-                cur[b] = s
-                back[a, b] = DIAG
-            elif d < i:
-                cur[b] = d
-                back[a, b] = DEL
-            else:
-                cur[b] = i
-                back[a, b] = INS
+            cur[b], back[a, b] = _best(s, d, i)
         for b in range(m + 1):
             prev[b] = cur[b]
     return _trace(back, n, m)
