@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
 )
 
-from app import dialogs
+from app import dialogs, pyside_refcounts
 from app.data import LibraryReader, LibraryRow, SearchHit
 from app.evaluation.window import EvaluationWindow
 from app.format import duration_text, reason
@@ -49,6 +49,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, db_path: Path, *, pool: TaskPool | None = None, settings: AppSettings | None = None) -> None:
         super().__init__()
+        pyside_refcounts.install()
         self.settings = settings or AppSettings()
         self.pool = pool or TaskPool()
         self.db_path = Path(db_path)

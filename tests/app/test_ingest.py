@@ -27,8 +27,7 @@ def _drop(window, paths: list[Path]) -> None:  # type: ignore[no-untyped-def]
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
     centre = QPointF(window.rect().center())
-    # Qt 6's QDragEnterEvent takes an integer QPoint, QDropEvent a QPointF.
-    enter = QDragEnterEvent(window.rect().center(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+    enter = QDragEnterEvent(centre, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
