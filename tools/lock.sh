@@ -5,7 +5,7 @@
 #   packaging/requirements.txt  the runtime plus PyInstaller, what packaging/build.sh makes sure of
 # Both resolve for Debian 12's own Python (3.11.2) on x86_64 Linux, so that the oldest interpreter the
 # README promises can install them; newer 3.11.x and 3.12 install the same pins.
-# usage: bash tools/lock.sh [--upgrade]   (needs uv: .venv/bin/pip install uv)
+# usage: bash tools/lock.sh [--upgrade]   (uv comes with the dev extra)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UV="${UV:-.venv/bin/uv}"
