@@ -448,7 +448,7 @@ def storage_error(path: str, exc: sqlite3.Error, doing: str = "cannot write the 
         return IndexFull(f"{path}: {doing}: {FULL}")
     if code == sqlite3.SQLITE_READONLY or "readonly" in text or "read-only" in text:
         return IndexReadOnly(f"{path}: {doing}: {READ_ONLY}")
-    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
+    if code == sqlite3.SQLITE_CORRUPT or "malformed" in text:
         return IndexDamaged(f"{path}: {DAMAGED} ({text})")
     return StorageError(f"{path}: {doing}: {text}")
 
