@@ -230,6 +230,17 @@ def sclite_ops(ref_ids: np.ndarray, hyp_ids: np.ndarray) -> np.ndarray:
                       config.SCLITE_INS, config.SCLITE_DEL, config.SCLITE_SUB)
 
 
+def unmatched_units(ref: Transcript, hyp: Transcript) -> str:
+    """A one-line note when both sides name their units (trn utterances, stm/ctm files) and no name
+    is on both, so the whole texts are aligned as one chunk; "" otherwise."""
+    ref_names = [u for u, _, _ in _unit_runs(ref.units) if u]
+    hyp_names = [u for u, _, _ in _unit_runs(hyp.units) if u]
+    if not ref_names or not hyp_names or set(ref_names) & set(hyp_names):
+        return ""
+    return (f"no utterance or file name of the hypothesis ({hyp_names[0]!r}, ...) is in the reference "
+            f"({ref_names[0]!r}, ...); the whole texts were aligned as one chunk")
+
+
 def _chunks(ref: Transcript, hyp: Transcript) -> list[tuple[int, int, int, int]]:
     """Consecutive (ref_lo, ref_hi, hyp_lo, hyp_hi) ranges that are aligned independently:
     utterances (trn) or files (stm/ctm) when both sides name them, else everything."""
