@@ -5,10 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -19,6 +16,7 @@ from engine.index.store import Store
 from engine.ingest import IngestJob
 from engine.jobs import JobState
 from tests.fixtures.audio import espeak, sox
+from tests.fixtures.ingest import start_ingest
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -35,22 +33,8 @@ def test_workers_exit_when_the_ingest_process_is_killed(
     tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
 ) -> None:
     db = tmp_path / "lib.sqlite"
-    script = (
-        "import sys; sys.path.insert(0, %r)\n"
-        "from engine.asr.base import ModelSpec\nfrom engine.ingest import IngestJob\n"
-        "if __name__ == '__main__':\n"
-        "    IngestJob([%r], db_path=%r, spec=ModelSpec(*%r)).run()\n"
-    ) % (str(REPO), str(long_wav), str(db), tuple(sphinx_model.__dict__.values())[:4])
-    (tmp_path / "run.py").write_text(script)
-    proc = subprocess.Popen([sys.executable, str(tmp_path / "run.py")], start_new_session=True)
+    proc = start_ingest(tmp_path, long_wav, db, sphinx_model)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if db.exists() and Store(db).jobs(status="running"):
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail("the ingest never started")
         children = psutil.Process(proc.pid).children(recursive=True)
         workers = [c for c in children if "spawn_main" in " ".join(c.cmdline())]
         assert workers, "no recognition worker found"
