@@ -103,7 +103,8 @@ def _fields(path: str | Path, n_min: int, what: str) -> Iterable[tuple[int, list
 
 
 def _finite(path: str | Path, number: int, offset: float, length: float) -> None:
-    if not (math.isfinite(offset) and math.isfinite(length)):
+    # The end in milliseconds must be finite too: 1e308 + 1e308 is not.
+    if not (math.isfinite(offset) and math.isfinite(length) and math.isfinite((offset + length) * MILLISECONDS)):
         raise ParameterError(f"{path}:{number}: offset and length must be finite, got {offset}, {length}")
 
 

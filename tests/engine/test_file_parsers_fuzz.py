@@ -34,7 +34,14 @@ near_valid = lines.map(lambda t: t.encode("utf-8"))
 raw_bytes = st.binary(max_size=400)
 contents = st.one_of(near_valid, raw_bytes, near_valid.map(lambda b: b + b"\xe9\xff"))
 
+def _evaluate_passages(path: Path) -> object:
+    """A file read both as a run and as judgements, then scored in both units."""
+    run, qrels = passages.read_run(path), passages.read_qrels(path)
+    return [passages.evaluate_run(run, qrels, units=units) for units in ("chars", "seconds")]
+
+
 PARSERS: dict[str, tuple[str, Callable[[Path], object]]] = {
+    "passages-evaluate": ("run.txt", _evaluate_passages),
     "passages-run": ("run.txt", passages.read_run),
     "passages-qrels": ("qrels.txt", passages.read_qrels),
     "rasch-trec-run": ("a.run", sources.read_trec_run),
