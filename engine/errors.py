@@ -41,3 +41,15 @@ class NotFoundError(EarshotError):
 
 class Cancelled(EarshotError):
     """A long task stopped because its cancel flag was set."""
+
+
+class IndexReadOnly(StorageError):
+    """The index file, its folder or its disk does not allow writing (reading still works)."""
+
+
+class IndexFull(StorageError):
+    """The disk holding the index has no room left (reading still works)."""
+
+
+class IndexDamaged(StorageError):
+    """The index file fails SQLite's integrity check or is not an index at all."""

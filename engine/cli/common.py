@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from engine.asr.base import ModelSpec
 from engine.index.store import Store
@@ -25,14 +26,26 @@ def open_db_path(args: argparse.Namespace) -> Path:
     return Path(args.db).absolute() if args.db else default_db_path()
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    """Open the index; report jobs a crash left running as interrupted."""
+def open_store(args: argparse.Namespace, *, writing: bool = False) -> Store:
+    """Open the index; report jobs a crash left running as interrupted.
+
+    Without ``writing``, an index that cannot be written (full disk, read-only
+    file or media) is opened read-only, so it can still be listed and searched.
+    """
     import sys
 
-    store = Store(open_db_path(args))
+    path = open_db_path(args)
+    store = Store(path) if writing else Store.for_reading(path)
     for job in store.mark_interrupted_jobs():
-        print(f"note: an earlier ingest of {job['path']} was interrupted; it was not indexed", file=sys.stderr)
+        print(interrupted_note(job), file=sys.stderr)
     return store
+
+
+def interrupted_note(job: dict[str, Any]) -> str:
+    """The line that tells a user an earlier ingest was stopped by a crash or a kill."""
+    if job.get("still_indexed"):
+        return f"note: an earlier ingest of {job['path']} was interrupted; its previous transcript is still indexed"
+    return f"note: an earlier ingest of {job['path']} was interrupted; it was not indexed"
 
 
 def resolve_model(name: str | None) -> ModelSpec:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from pathlib import Path
 
 from engine.errors import NotFoundError
@@ -87,6 +88,7 @@ def _positive(text: str) -> int:
 
 
 def _score(args) -> int:
+    from engine.entities.align import unmatched_units
     from engine.entities.readers import read_transcript, with_entities
     from engine.entities.report import format_pairs, format_table
     from engine.entities.score import score
@@ -106,6 +108,8 @@ def _score(args) -> int:
         tagger = load_tagger(args.tagger)
         hyp = with_entities(hyp, tagger.tag([w.lower() for w in hyp.words]))
         log.info("tagged the hypothesis with the %s tagger: %d entities", tagger.name, len(hyp.entities))
+    if note := unmatched_units(ref, hyp):
+        print(f"note: {note}", file=sys.stderr)
     report = score(ref, hyp, align_mode=args.align, tolerance=args.tolerance, mapping=args.mapping, muc=args.muc)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))

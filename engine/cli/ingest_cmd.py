@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.progress import TaskID
 
-from engine.cli.common import open_db_path, positive_int, resolve_model
+from engine.cli.common import interrupted_note, open_db_path, positive_int, resolve_model
 from engine.ingest import FileOutcome, IngestJob
 from engine.jobs import JobState
 
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         reporter.close()
     for stale in job.interrupted:
-        print(f"note: an earlier ingest of {stale['path']} was interrupted; it was not indexed", file=sys.stderr)
+        print(interrupted_note(stale), file=sys.stderr)
     counts = {s: sum(o.state is s for o in outcomes) for s in JobState}
     audio = sum(o.audio_seconds for o in outcomes)
     print(

@@ -119,7 +119,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    with open_store(args) as store:
+    with open_store(args, writing=True) as store:
         rec = store.remove_recording(args.recording)
     print(f"removed {rec['name']} (id {rec['id']}) from the index")
     return 0

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 
 from engine.errors import EarshotError
+from engine.index.store import storage_error
 
 log = logging.getLogger("earshot")
 
@@ -50,8 +53,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit code when the reader of standard output went away (as a shell reports SIGPIPE: 128 + 13).
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return the process exit code."""
+    """Run one command; return the process exit code.
+
+    Output piped into a reader that stops early (``| head``) ends the command
+    quietly; file names that are not valid UTF-8 are written back as their bytes.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # Later writes (and the flush at exit) must not raise again: send them nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -69,6 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EarshotError as exc:
         log.debug("command failed", exc_info=True)
         print(f"earshot: error: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:  # a read from an index that broke after it was opened
+        log.debug("command failed", exc_info=True)
+        print(f"earshot: error: {storage_error(str(getattr(args, 'db', None) or 'the index'), exc, 'cannot read the index')}",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("earshot: interrupted", file=sys.stderr)

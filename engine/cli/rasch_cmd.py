@@ -170,6 +170,8 @@ def purify_command(args: argparse.Namespace) -> int:
           f"{s['questions_after']} of {s['questions_before']} remain")
     print(f"abilities of {len(result.systems)} systems, all questions vs purified: r = {_num(result.correlation, 3)}, "
           f"mean shift {_num(s['mean_shift'], 3)} logits")
+    if result.stopped:
+        print(f"note: {result.stopped}; the results are those of the last fit that had a solution")
     print(f"results: {out}/ ({', '.join(p.name for p in written)})")
     return 0
 
@@ -223,6 +225,9 @@ def simulate_command(args: argparse.Namespace) -> int:
     from engine.rasch import paper_shaped_measures, simulate_responses, write_matrix
     from engine.rasch.files import write_json
 
+    for path in (args.out, args.truth):
+        if path and Path(path).is_dir():
+            raise ParameterError(f"{path}: is a folder; give a file name, e.g. {Path(path) / 'simulated.csv'}")
     rng = np.random.default_rng(args.seed)
     abilities, difficulties = paper_shaped_measures(args.systems, args.questions, rng=rng)
     matrix = simulate_responses(abilities, difficulties, rng=rng, missing_rate=args.missing)

@@ -98,6 +98,31 @@ class _Columns:
 
     def add(self, r0: int, r1: int, h0: int, h1: int) -> None:
         nr, nh = r1 - r0, h1 - h0
+        if nr + nh > 2 and nr and nh:
+            # A word recognised correctly at either edge of a split or merge is a column of its own
+            # (as sclite has it): "cabinet" against "cabinet that" is correct + insertion, not one wrong column.
+            if self.ref[r0] == self.hyp[h0]:
+                self._add_one(r0, r0 + 1, h0, h0 + 1)
+                self._add_rest(r0 + 1, r1, h0 + 1, h1)
+                return
+            if self.ref[r1 - 1] == self.hyp[h1 - 1]:
+                self._add_rest(r0, r1 - 1, h0, h1 - 1)
+                self._add_one(r1 - 1, r1, h1 - 1, h1)
+                return
+        self._add_one(r0, r1, h0, h1)
+
+    def _add_rest(self, r0: int, r1: int, h0: int, h1: int) -> None:
+        """What is left of a peeled column: word by word when one side is empty, else a column."""
+        if r0 == r1 or h0 == h1:
+            for r in range(r0, r1):
+                self._add_one(r, r + 1, h0, h0)
+            for h in range(h0, h1):
+                self._add_one(r1, r1, h, h + 1)
+        else:
+            self.add(r0, r1, h0, h1)
+
+    def _add_one(self, r0: int, r1: int, h0: int, h1: int) -> None:
+        nr, nh = r1 - r0, h1 - h0
         if nr == 1 and nh == 1:
             kind = CORRECT if self.ref[r0] == self.hyp[h0] else SUBSTITUTION
         elif nh == 0:
@@ -228,6 +253,17 @@ def sclite_ops(ref_ids: np.ndarray, hyp_ids: np.ndarray) -> np.ndarray:
     """Edit codes (0 diagonal, 1 deletion, 2 insertion) of sclite's alignment of two id strings."""
     return _sclite_dp(np.ascontiguousarray(ref_ids, dtype=np.int32), np.ascontiguousarray(hyp_ids, dtype=np.int32),
                       config.SCLITE_INS, config.SCLITE_DEL, config.SCLITE_SUB)
+
+
+def unmatched_units(ref: Transcript, hyp: Transcript) -> str:
+    """A one-line note when both sides name their units (trn utterances, stm/ctm files) and no name
+    is on both, so the whole texts are aligned as one chunk; "" otherwise."""
+    ref_names = [u for u, _, _ in _unit_runs(ref.units) if u]
+    hyp_names = [u for u, _, _ in _unit_runs(hyp.units) if u]
+    if not ref_names or not hyp_names or set(ref_names) & set(hyp_names):
+        return ""
+    return (f"no utterance or file name of the hypothesis ({hyp_names[0]!r}, ...) is in the reference "
+            f"({ref_names[0]!r}, ...); the whole texts were aligned as one chunk")
 
 
 def _chunks(ref: Transcript, hyp: Transcript) -> list[tuple[int, int, int, int]]:

@@ -18,6 +18,7 @@ with the line and column.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ from engine.entities import config
 from engine.entities.errors import MarkupError
 from engine.entities.spans import ENTITY_TYPES, TYPE_ELEMENT, EntitySpan, Transcript
 
+_NEWLINE = re.compile("\n")
 _TAG = re.compile(r"<(/?)\s*([A-Za-z_][\w.:-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*?)(/?)>")
 _ATTR = re.compile(r"([A-Za-z_][\w.:-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
 _WORD_CHARS = re.compile(r"[^\w'\-]+", re.UNICODE)
@@ -113,23 +115,24 @@ class MarkupReader:
                 self.add_words(lexemes, (line, column), times)
             return
         pos = 0
+        where = _Positions(text, line, column)
         for m in _TAG.finditer(text):
-            self._text(text, pos, m.start(), line, column, times)
-            self._tag(m, *_advance(text, m.start(), line, column))
+            self._text(text, pos, m.start(), where, times)
+            self._tag(m, *where(m.start()))
             pos = m.end()
-        self._text(text, pos, len(text), line, column, times)
+        self._text(text, pos, len(text), where, times)
 
-    def _text(self, text: str, lo: int, hi: int, line: int, column: int, times) -> None:
+    def _text(self, text: str, lo: int, hi: int, where: _Positions, times) -> None:
         chunk = text[lo:hi]
         if "<" in chunk or ">" in chunk:
             at = lo + min(i for i in (chunk.find("<"), chunk.find(">")) if i >= 0)
-            ln, col = _advance(text, at, line, column)
+            ln, col = where(at)
             raise MarkupError(self.source, ln, col, f"stray or unterminated angle bracket near {text[at:at + 20]!r}")
         if self._skip is not None:
             return
         lexemes = [lex for token in chunk.split() for lex in normalise_token(token)]
         if lexemes:
-            self.add_words(lexemes, _advance(text, lo, line, column), times)
+            self.add_words(lexemes, where(lo), times)
 
     def add_words(self, lexemes: list[str], where: tuple[int, int], times: tuple[float, float] | None = None) -> None:
         """Append normalised words; ``where`` is the (line, column) of the text they came from."""
@@ -268,12 +271,22 @@ class MarkupReader:
         ends[timed] = (t0 + span * (before + lengths) / total)[timed]
 
 
-def _advance(text: str, index: int, line: int, column: int) -> tuple[int, int]:
-    """Line and column of ``text[index]`` when ``text[0]`` is at (line, column)."""
-    newlines = text.count("\n", 0, index)
-    if newlines == 0:
-        return line, column + index
-    return line + newlines, index - text.rfind("\n", 0, index)
+class _Positions:
+    """Line and column of ``text[index]`` when ``text[0]`` is at (line, column).
+
+    The newline offsets are found once per text, and each look-up is a binary
+    search: counting newlines from the start for every tag made reading quadratic.
+    """
+
+    def __init__(self, text: str, line: int, column: int) -> None:
+        self.newlines = [m.start() for m in _NEWLINE.finditer(text)]
+        self.line, self.column = line, column
+
+    def __call__(self, index: int) -> tuple[int, int]:
+        before = bisect.bisect_left(self.newlines, index)
+        if before == 0:
+            return self.line, self.column + index
+        return self.line + before, index - self.newlines[before - 1]
 
 
 def parse_marked_text(text: str, source: str = "<text>") -> Transcript:

@@ -91,6 +91,8 @@ def _fields(path: str | Path, n_min: int, what: str) -> Iterable[tuple[int, list
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ParameterError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from None
     for number, line in enumerate(text.splitlines(), 1):
         parts = line.split("#", 1)[0].split()
         if not parts:
@@ -98,6 +100,12 @@ def _fields(path: str | Path, n_min: int, what: str) -> Iterable[tuple[int, list
         if len(parts) < n_min:
             raise ParameterError(f"{path}:{number}: a {what} line needs {n_min} fields, got {len(parts)}")
         yield number, parts
+
+
+def _finite(path: str | Path, number: int, offset: float, length: float) -> None:
+    # The end in milliseconds must be finite too: 1e308 + 1e308 is not.
+    if not (math.isfinite(offset) and math.isfinite(length) and math.isfinite((offset + length) * MILLISECONDS)):
+        raise ParameterError(f"{path}:{number}: offset and length must be finite, got {offset}, {length}")
 
 
 def read_qrels(path: str | Path) -> dict[str, list[Judgement]]:
@@ -109,6 +117,9 @@ def read_qrels(path: str | Path) -> dict[str, list[Judgement]]:
             relevance = float(f[4]) if len(f) > 4 else 1.0
         except ValueError:
             raise ParameterError(f"{path}:{number}: offset, length and relevance must be numbers") from None
+        _finite(path, number, offset, length)
+        if not math.isfinite(relevance):
+            raise ParameterError(f"{path}:{number}: the relevance must be finite, got {relevance}")
         if offset < 0 or length <= 0:
             raise ParameterError(f"{path}:{number}: need offset >= 0 and length > 0, got {offset}, {length}")
         if relevance > 0:
@@ -124,6 +135,9 @@ def read_run(path: str | Path) -> dict[str, list[Retrieved]]:
             row = Retrieved(f[0], f[1], float(f[2]), float(f[3]), int(f[4]), float(f[5]))
         except ValueError:
             raise ParameterError(f"{path}:{number}: offset, length, rank and score must be numbers") from None
+        _finite(path, number, row.offset, row.length)
+        if not math.isfinite(row.score):
+            raise ParameterError(f"{path}:{number}: the score must be finite, got {row.score}")
         if row.offset < 0 or row.length <= 0:
             raise ParameterError(f"{path}:{number}: need offset >= 0 and length > 0, got {row.offset}, {row.length}")
         out[row.topic].append(row)

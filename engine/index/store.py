@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -19,7 +20,7 @@ from typing import Any
 
 import sqlite_utils
 
-from engine.errors import NotFoundError, StorageError
+from engine.errors import IndexDamaged, IndexFull, IndexReadOnly, NotFoundError, StorageError
 from engine.index.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -104,22 +105,44 @@ class Store:
         ``":memory:"`` gives a private in-memory index (tests).
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = str(path)
+        self.readonly = readonly
         try:
+            if readonly:
+                self.db = sqlite_utils.Database(_connect_read_only(self.path))
+                self._check_integrity()
+                return
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                if Path(self.path).exists() and not os.access(self.path, os.W_OK):
+                    raise IndexReadOnly(f"{self.path}: {READ_ONLY}")
             conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=True)
             conn.execute("PRAGMA busy_timeout = 30000")
             self.db = sqlite_utils.Database(conn)
+            self._check_integrity()
             if self.path != ":memory:":
                 self.db.enable_wal()
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"{self.path}: cannot open the index: {exc}") from None
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc, "cannot open the index") from None
         except OSError as exc:
             raise StorageError(f"{self.path}: cannot open the index: {exc.strerror or exc}") from None
+
+    @classmethod
+    def for_reading(cls, path: str | Path) -> Store:
+        """Open for reading: read-write when possible, else read-only (full disk, read-only file or media)."""
+        try:
+            return cls(path)
+        except (IndexReadOnly, IndexFull):
+            return cls(path, readonly=True)
+
+    def _check_integrity(self) -> None:
+        """Refuse a damaged file before anything reads from or writes into it (``PRAGMA quick_check``)."""
+        problems = [str(r[0]) for r in self.conn.execute("PRAGMA quick_check(3)").fetchall()]
+        if problems != ["ok"]:
+            raise IndexDamaged(f"{self.path}: {DAMAGED}: {'; '.join(problems)}")
 
     # -- plumbing -----------------------------------------------------------
 
@@ -139,14 +162,19 @@ class Store:
     @contextlib.contextmanager
     def atomic(self) -> Iterator[sqlite_utils.Database]:
         """A write transaction: everything inside commits together or not at all."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc) from None
         try:
             yield self.db
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
             self.conn.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise storage_error(self.path, exc) from None
+            raise
 
     def _migrate(self) -> None:
         self.conn.execute(
@@ -170,17 +198,19 @@ class Store:
 
     def start_job(self, kind: str, path: str) -> int:
         """Record that a long task began; returns its id."""
-        cur = self.conn.execute(
-            "INSERT INTO jobs (kind, path, status, started_at, pid) VALUES (?, ?, 'running', ?, ?)",
-            [kind, path, time.time(), os.getpid()],
-        )
+        with self.atomic():
+            cur = self.conn.execute(
+                "INSERT INTO jobs (kind, path, status, started_at, pid) VALUES (?, ?, 'running', ?, ?)",
+                [kind, db_text(path), time.time(), os.getpid()],
+            )
         return int(cur.lastrowid or 0)
 
     def finish_job(self, job_id: int, status: str, message: str = "", recording_id: int | None = None) -> None:
-        self.conn.execute(
-            "UPDATE jobs SET status = ?, message = ?, finished_at = ?, recording_id = ? WHERE id = ?",
-            [status, message, time.time(), recording_id, job_id],
-        )
+        with self.atomic():
+            self.conn.execute(
+                "UPDATE jobs SET status = ?, message = ?, finished_at = ?, recording_id = ? WHERE id = ?",
+                [status, db_text(message), time.time(), recording_id, job_id],
+            )
 
     def mark_interrupted_jobs(self, pid_alive: Callable[[int], bool] | None = None) -> list[dict[str, Any]]:
         """Mark jobs left 'running' by a killed process as 'interrupted'; return them.
@@ -191,6 +221,10 @@ class Store:
         alive = pid_alive or _pid_alive
         rows = [dict(r) for r in self.db.query("SELECT * FROM jobs WHERE status = 'running'")]
         stale = [r for r in rows if not alive(int(r.get("pid") or 0))]
+        for r in stale:
+            r["still_indexed"] = self.recording_by_path(str(r["path"])) is not None
+        if not stale or self.readonly:
+            return stale
         with self.atomic():
             for r in stale:
                 self.conn.execute(
@@ -213,8 +247,19 @@ class Store:
     # -- recordings ---------------------------------------------------------
 
     def recording_by_path(self, path: str) -> dict[str, Any] | None:
-        rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [path]))
+        rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [db_text(path)]))
         return dict(rows[0]) if rows else None
+
+    def recording_by_hash(self, content_hash: str) -> dict[str, Any] | None:
+        """The first recording indexed with this content, or None."""
+        rows = list(self.db.query("SELECT * FROM recordings WHERE content_hash = ? ORDER BY id LIMIT 1", [content_hash]))
+        return dict(rows[0]) if rows else None
+
+    def move_recording(self, rec_id: int, path: str) -> None:
+        """Point a recording at the file's new place (renamed or moved, same content)."""
+        with self.atomic():
+            self.conn.execute("UPDATE recordings SET path = ?, name = ? WHERE id = ?",
+                              [db_text(path), db_text(Path(path).name), rec_id])
 
     def recording(self, ref: str | int) -> dict[str, Any]:
         """A recording by id, by path, or by a unique name prefix."""
@@ -222,7 +267,8 @@ class Store:
         if text.isdigit():
             rows = list(self.db.query("SELECT * FROM recordings WHERE id = ?", [int(text)]))
         else:
-            rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [str(Path(text).absolute())]))
+            rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [db_text(str(Path(text).absolute()))]))
+            text = db_text(text)
             if not rows:
                 rows = list(self.db.query("SELECT * FROM recordings WHERE name = ?", [text]))
             if not rows:
@@ -256,7 +302,7 @@ class Store:
                 " codec, container, engine, model, language, status, word_count, ingested_at, ingest_seconds)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)",
                 [
-                    rec.path, rec.name, rec.content_hash, rec.size_bytes, rec.duration, rec.sample_rate,
+                    db_text(rec.path), db_text(rec.name), rec.content_hash, rec.size_bytes, rec.duration, rec.sample_rate,
                     rec.channels, rec.codec, rec.container, rec.engine, rec.model, rec.language,
                     len(rec.words), time.time(), rec.ingest_seconds,
                 ],
@@ -385,6 +431,57 @@ class Store:
             " WHERE segments_fts MATCH ? ORDER BY rank LIMIT ?"
         )
         return [dict(r) for r in self.db.query(sql, [match, limit])]
+
+
+#: What a user is told to do about each kind of storage fault.
+READ_ONLY = "the index is read-only (the file, its folder or its disk does not allow writing); it can be read but not changed"
+FULL = "the disk holding the index is full; free some space and run the command again"
+DAMAGED = ("the index is damaged; move the file away (or restore a backup) and ingest the recordings again,"
+           " or try 'sqlite3 FILE .recover'")
+
+
+def storage_error(path: str, exc: sqlite3.Error, doing: str = "cannot write the index") -> StorageError:
+    """The project's error for an SQLite failure: one line naming the file, the fault and what to do."""
+    text = str(exc)
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in text or ("disk I/O error" in text and _disk_full(path)):
+        return IndexFull(f"{path}: {doing}: {FULL}")
+    if code == sqlite3.SQLITE_READONLY or "readonly" in text or "read-only" in text:
+        return IndexReadOnly(f"{path}: {doing}: {READ_ONLY}")
+    if code == sqlite3.SQLITE_CORRUPT or "malformed" in text:
+        return IndexDamaged(f"{path}: {DAMAGED} ({text})")
+    return StorageError(f"{path}: {doing}: {text}")
+
+
+def _disk_full(path: str) -> bool:
+    """True when the folder holding ``path`` has (almost) no free space left."""
+    try:
+        return shutil.disk_usage(Path(path).absolute().parent).free < 64 * 1024
+    except OSError:
+        return False
+
+
+def db_text(text: str) -> str:
+    """``text`` as SQLite can store it: a file name's undecodable bytes (surrogates) become ``\\xNN``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text
+
+
+def _connect_read_only(path: str) -> sqlite3.Connection:
+    """A read-only connection; an ``immutable`` one when even the WAL side files cannot be made."""
+    uri = Path(path).absolute().as_uri()
+    if not Path(path).is_file():
+        raise StorageError(f"{path}: cannot open the index: no such file")
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=30.0)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=30.0)
 
 
 def fts_query(text: str) -> str:

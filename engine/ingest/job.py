@@ -15,16 +15,20 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.settings import DetectorSettings
-from engine.errors import AudioError, EarshotError, ParameterError
+from engine.errors import AudioError, EarshotError, ParameterError, StorageError
 from engine.index.store import NewRecording, Store, WordRow
 from engine.ingest.transcribe import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
 from engine.search.index import index_passages
+
+if TYPE_CHECKING:
+    from engine.ingest.pool import WorkerPool
 
 log = logging.getLogger("earshot.ingest")
 
@@ -66,6 +70,8 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
             found = sorted(
                 q for q in p.rglob("*") if q.suffix.lower() in config.AUDIO_EXTENSIONS and q.is_file()
             )
+            if not found:
+                missing.append(FileOutcome(str(p), JobState.FAILED, f"{p}: a folder with no audio or video files in it"))
             candidates = found
         elif p.exists() or p.is_symlink():
             candidates = [p]
@@ -165,8 +171,11 @@ class IngestJob:
         """A file refused before recognition (missing, unreadable, not audio) still gets its job row,
         so the library lists the failure after a restart."""
         if outcome.state is JobState.FAILED and outcome.job_id is None:
-            outcome.job_id = store.start_job("ingest", outcome.path)
-            store.finish_job(outcome.job_id, JobState.FAILED.value, outcome.message)
+            try:
+                outcome.job_id = store.start_job("ingest", outcome.path)
+                store.finish_job(outcome.job_id, JobState.FAILED.value, outcome.message)
+            except StorageError as exc:  # e.g. a full disk: the line on screen is what remains
+                log.warning("%s", exc)
 
     def _prepare(self, store: Store, path: Path) -> FileOutcome:
         """Probe and hash one file; decide whether it needs recognition."""
@@ -179,11 +188,32 @@ class IngestJob:
             outcome.state, outcome.message = JobState.FAILED, str(exc)
             return outcome
         old = store.recording_by_path(str(path))
-        if old is not None and old["content_hash"] == outcome.content_hash and not self.force:
+        if self.force:
+            return outcome
+        if old is not None and old["content_hash"] == outcome.content_hash:
             outcome.state = JobState.SKIPPED
             outcome.recording_id = int(old["id"])
             outcome.message = f"{path}: unchanged since it was indexed (recording {old['id']})"
+        elif old is None:
+            self._recognise_by_content(store, outcome)
         return outcome
+
+    @staticmethod
+    def _recognise_by_content(store: Store, outcome: FileOutcome) -> None:
+        """Same bytes under a new name: a copy is skipped, a moved file takes its recording along."""
+        same = store.recording_by_hash(outcome.content_hash)
+        if same is None:
+            return
+        outcome.state, outcome.recording_id = JobState.SKIPPED, int(same["id"])
+        if os.path.exists(same["path"]):
+            outcome.message = f"{outcome.path}: same content as {same['path']}, already indexed (recording {same['id']})"
+            return
+        try:
+            store.move_recording(int(same["id"]), outcome.path)
+        except StorageError as exc:
+            outcome.state, outcome.message = JobState.FAILED, f"{outcome.path}: cannot store: {exc}"
+            return
+        outcome.message = f"{outcome.path}: moved from {same['path']}; the index now points here (recording {same['id']})"
 
     def _recognise(self, store: Store, todo: list[FileOutcome]) -> None:
         from engine.ingest.pool import WorkerPool
@@ -191,51 +221,69 @@ class IngestJob:
         by_task = dict(enumerate(todo))
         queued = list(by_task)
         running: set[int] = set()
-        fatal = ""
         with WorkerPool(self.spec, min(self.workers, len(todo)), detector_settings=self.detector_settings) as pool:
-            while queued or running:
-                if self.cancel.cancelled:
-                    self._cancel_all(store, pool, by_task, queued, running)
-                    return
-                self._apply_file_cancels(store, pool, by_task, queued, running)
-                for wid in pool.idle_workers():
-                    if not queued:
-                        break
-                    task_id = queued.pop(0)
-                    self._start(store, by_task[task_id])
-                    pool.submit(wid, task_id, by_task[task_id].info)  # type: ignore[arg-type]
-                    running.add(task_id)
-                for msg in pool.poll(timeout=0.1):
-                    kind = msg[0]
-                    if kind == "progress" and msg[1] in running:
-                        self.on_progress(by_task[msg[1]].path, msg[2], msg[3])
-                    elif kind == "done" and msg[1] in running:
-                        running.discard(msg[1])
-                        self._finish_ok(store, by_task[msg[1]], msg[2])
-                    elif kind == "failed" and msg[1] in running:
-                        running.discard(msg[1])
-                        self._finish(store, by_task[msg[1]], JobState.FAILED, msg[2].splitlines()[0])
-                        log.info("%s", msg[2])
-                    elif kind == "fatal":
-                        fatal = msg[2] if not fatal or "could not start" in fatal else fatal
-                if pool.alive() == 0:
-                    for task_id in [*queued, *running]:
-                        self._finish(store, by_task[task_id], JobState.FAILED, fatal or "no recogniser could start")
-                    return
+            try:
+                self._drive(store, pool, by_task, queued, running)
+            except BaseException:  # Ctrl+C or a fault: no job row may stay "running"
+                self._cancel_all(store, pool, by_task, queued, running)
+                raise
+
+    def _drive(
+        self, store: Store, pool: WorkerPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+    ) -> None:
+        """Hand files to idle workers and handle their messages until every file has ended."""
+        fatal = ""
+        while queued or running:
+            if self.cancel.cancelled:
+                self._cancel_all(store, pool, by_task, queued, running)
+                return
+            self._apply_file_cancels(store, pool, by_task, queued, running)
+            for wid in pool.idle_workers():
+                if not queued:
+                    break
+                task_id = queued.pop(0)
+                self._start(store, by_task[task_id])
+                pool.submit(wid, task_id, by_task[task_id].info)  # type: ignore[arg-type]
+                running.add(task_id)
+            for msg in pool.poll(timeout=0.1):
+                kind = msg[0]
+                if kind == "progress" and msg[1] in running:
+                    self.on_progress(by_task[msg[1]].path, msg[2], msg[3])
+                elif kind == "done" and msg[1] in running:
+                    self._finish_ok(store, by_task[msg[1]], msg[2])
+                    running.discard(msg[1])
+                elif kind == "failed" and msg[1] in running:
+                    running.discard(msg[1])
+                    path, line = by_task[msg[1]].path, msg[2].splitlines()[0]
+                    line = line if line.startswith(path) else f"{path}: {line}"  # a crash report names no file
+                    self._finish(store, by_task[msg[1]], JobState.FAILED, line)
+                    log.info("%s", msg[2])
+                elif kind == "fatal":
+                    fatal = msg[2] if not fatal or "could not start" in fatal else fatal
+            if pool.alive() == 0:
+                for task_id in [*queued, *running]:
+                    self._finish(store, by_task[task_id], JobState.FAILED, fatal or "no recogniser could start")
+                return
 
     # -- state changes -------------------------------------------------------
 
     def _start(self, store: Store, outcome: FileOutcome) -> None:
         outcome.state = JobState.RUNNING
         outcome.started = time.monotonic()
-        outcome.job_id = store.start_job("ingest", outcome.path)
+        try:
+            outcome.job_id = store.start_job("ingest", outcome.path)
+        except StorageError as exc:
+            log.warning("%s", exc)
         self.on_state(outcome)
 
     def _finish(self, store: Store, outcome: FileOutcome, state: JobState, message: str) -> None:
         outcome.state, outcome.message = state, message
         outcome.finished = time.monotonic()
         if outcome.job_id is not None:
-            store.finish_job(outcome.job_id, state.value, message, outcome.recording_id)
+            try:
+                store.finish_job(outcome.job_id, state.value, message, outcome.recording_id)
+            except StorageError as exc:
+                log.warning("%s", exc)
         self.on_state(outcome)
 
     def _finish_ok(self, store: Store, outcome: FileOutcome, transcript: Transcript) -> None:
@@ -279,7 +327,8 @@ class IngestJob:
     ) -> None:
         pool.close(kill=True)  # type: ignore[attr-defined]
         for task_id in [*running, *queued]:
-            self._finish(store, by_task[task_id], JobState.CANCELLED, "cancelled")
+            if by_task[task_id].state in (JobState.QUEUED, JobState.RUNNING):
+                self._finish(store, by_task[task_id], JobState.CANCELLED, "cancelled")
         queued.clear()
         running.clear()
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+import os
 import queue
+import signal
+import threading
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -28,9 +31,28 @@ log = logging.getLogger("earshot.ingest")
 PROGRESS_INTERVAL = 0.25
 
 
+def _exit_with_parent() -> None:
+    """End this worker as soon as the process that started it is gone (even after ``kill -9``)."""
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        from multiprocessing.connection import wait
+
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="earshot-parent-watch", daemon=True).start()
+
+
 def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None) -> None:
     """Body of one worker process."""
     import time
+
+    # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
 
     from engine.asr.base import load_transcriber
     from engine.ingest.transcribe import transcribe_file

@@ -171,8 +171,11 @@ def _pick_equating(easy_fit: RaschFit, size: int, selection: str, max_outfit: fl
     if size > measured.size:
         raise ParameterError(f"only {measured.size} Easy questions are measurable; cannot pick {size} equating questions")
     fitting = measured[q.outfit_msq[measured] <= max_outfit]
-    if fitting.size < size:  # too few fit well: take the best-fitting
-        fitting = measured[np.argsort(q.outfit_msq[measured], kind="stable")[:size]]
+    if fitting.size < size:
+        raise ParameterError(
+            f"only {fitting.size} Easy questions have outfit <= {max_outfit:g}; cannot pick {size} equating "
+            "questions (raise --max-outfit or pass smaller --sizes)"
+        )
     by_difficulty = fitting[np.argsort(q.measure[fitting], kind="stable")]
     if selection == "hardest":
         chosen = by_difficulty[-size:]

@@ -283,11 +283,14 @@ def write_matrix(matrix: ResponseMatrix, path: str | Path) -> Path:
     p = Path(path)
     delimiter = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
     text = {1: "1", 0: "0", MISSING: ""}
-    with p.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, delimiter=delimiter, lineterminator="\n")
-        w.writerow(["system", *matrix.questions])
-        for system, row in zip(matrix.systems, matrix.responses, strict=True):
-            w.writerow([system, *(text[int(v)] for v in row)])
+    try:
+        with p.open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, delimiter=delimiter, lineterminator="\n")
+            w.writerow(["system", *matrix.questions])
+            for system, row in zip(matrix.systems, matrix.responses, strict=True):
+                w.writerow([system, *(text[int(v)] for v in row)])
+    except OSError as exc:
+        raise MatrixFileError(p, f"cannot write ({exc.strerror or exc})") from None
     return p
 
 

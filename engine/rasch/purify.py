@@ -10,6 +10,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.jobs import JobReport
 from engine.rasch import config
+from engine.rasch.errors import EstimationError
 from engine.rasch.estimate import RaschFit, fit_rasch
 from engine.rasch.matrix import ResponseMatrix
 
@@ -26,6 +27,8 @@ class Purification:
     systems : systems measured (not extreme) in both fits.
     before, after : their abilities in the full and the purified fit, logits.
     correlation : Pearson r of ``before`` and ``after``.
+    stopped : why purification stopped early ("" when no question was left above the limit):
+        the refit without the next question had no solution, so ``purified`` is the last fit that had one.
     """
 
     full: RaschFit
@@ -35,6 +38,7 @@ class Purification:
     before: np.ndarray
     after: np.ndarray
     correlation: float
+    stopped: str = ""
 
     def summary(self) -> dict[str, object]:
         return {
@@ -44,6 +48,7 @@ class Purification:
             "systems_compared": len(self.systems),
             "correlation": self.correlation,
             "mean_shift": float(np.mean(self.after - self.before)) if len(self.systems) else None,
+            "stopped": self.stopped or None,
         }
 
 
@@ -74,6 +79,7 @@ def purify(
     keep = list(matrix.questions)
     dropped: list[tuple[int, str, float]] = []
     rounds = 0
+    stopped = ""
     while True:
         q = current.questions
         outfit = np.where(q.measured, q.outfit_msq, -np.inf)
@@ -82,15 +88,19 @@ def purify(
         report.cancel.raise_if_cancelled()
         if not worst:
             break
-        rounds += 1
-        for j in worst[:per_round]:
-            dropped.append((rounds, q.ids[j], float(outfit[j])))
         gone = {q.ids[j] for j in worst[:per_round]}
-        keep = [k for k in keep if k not in gone]
-        current = fit_rasch(matrix.subset(questions=keep), start=current, **fit_options)
+        trial = [k for k in keep if k not in gone]
+        try:
+            refit = fit_rasch(matrix.subset(questions=trial), start=current, **fit_options)
+        except EstimationError as exc:  # e.g. what is left is a Guttman pattern: keep the last solution
+            stopped = f"stopped after round {rounds}: without {', '.join(sorted(gone))} {exc}"
+            break
+        rounds += 1
+        dropped += [(rounds, q.ids[j], float(outfit[j])) for j in worst[:per_round]]
+        keep, current = trial, refit
     systems, before, after = _common_abilities(full, current)
     r = float(np.corrcoef(before, after)[0, 1]) if len(systems) > 2 else float("nan")
-    return Purification(full, current, tuple(dropped), systems, before, after, r)
+    return Purification(full, current, tuple(dropped), systems, before, after, r, stopped)
 
 
 def _common_abilities(a: RaschFit, b: RaschFit) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:

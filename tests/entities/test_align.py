@@ -171,3 +171,19 @@ def test_units_align_by_name_and_unmatched_names_are_ignored():
     other = Transcript.from_words(["A", "B", "C", "D"], units=["rec.wav 1"] * 4)
     named = Transcript.from_words(["A", "B", "C", "D"], units=["rec 1"] * 4)
     assert align(named, other, mode="sclite").word_errors()["errors"] == 0
+
+
+@pytest.mark.parametrize(
+    ("ref", "hyp", "kinds"),
+    [
+        (["THE", "CABINET", "MET"], ["THE", "CABINET", "THAT", "MET"], [CORRECT, CORRECT, INSERTION, CORRECT]),
+        (["THE", "CABINET", "THAT", "MET"], ["THE", "CABINET", "MET"], [CORRECT, CORRECT, DELETION, CORRECT]),
+        (["WE", "SAW", "THAT", "CABINET"], ["WE", "SAW", "CABINET"], [CORRECT, CORRECT, DELETION, CORRECT]),
+    ],
+    ids=["insertion-after", "deletion-after", "deletion-before"],
+)
+def test_a_correct_word_is_never_folded_into_a_split_or_merge(ref, hyp, kinds):
+    phonetic = align(Transcript.from_words(ref), Transcript.from_words(hyp), mode="phonetic")
+    sclite = align(Transcript.from_words(ref), Transcript.from_words(hyp), mode="sclite")
+    assert phonetic.col_kind.tolist() == kinds
+    assert sclite.col_kind.tolist() == kinds

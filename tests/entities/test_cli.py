@@ -75,3 +75,22 @@ def test_train_and_tag_with_model(cli, tmp_path, capsys):
     (tmp_path / "t.txt").write_text("mr zorb vantrell visited wemby")
     assert cli(["entities", "tag", str(tmp_path / "t.txt"), "--model", "tiny", "--json"]) == 0
     assert [s["text"] for s in json.loads(capsys.readouterr().out)] == ["zorb vantrell", "wemby"]
+
+
+@pytest.mark.parametrize(
+    ("ref_name", "ref", "hyp_name", "hyp", "names"),
+    [
+        ("ref.trn", "at the new york desk (a1)\n", "hyp.trn", "at the newark desk (b1)\n",
+         "'utt b1', ...) is in the reference ('utt a1'"),
+        ("ref.stm", "show 1 spk 0.0 2.0 at the new york desk\n", "hyp.ctm",
+         "show.wav 1 0.0 0.5 at\nshow.wav 1 0.5 0.5 the\nshow.wav 1 1.0 1.0 newark\n",
+         "'show.wav 1', ...) is in the reference ('show 1'"),
+    ],
+    ids=["trn-utterance-ids", "ctm-vs-stm-file-names"],
+)
+def test_names_that_never_match_are_reported(cli, tmp_path, capsys, ref_name, ref, hyp_name, hyp, names):
+    (tmp_path / ref_name).write_text(ref)
+    (tmp_path / hyp_name).write_text(hyp)
+    assert cli(["entities", "score", "--ref", str(tmp_path / ref_name), "--hyp", str(tmp_path / hyp_name)]) == 0
+    err = capsys.readouterr().err
+    assert f"note: no utterance or file name of the hypothesis ({names}, ...); the whole texts were aligned" in err, err

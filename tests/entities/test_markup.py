@@ -105,3 +105,14 @@ def test_transcript_from_index():
     assert np.allclose(t.starts, [0.0, 0.6])
     with pytest.raises(TranscriptError, match=r"entity PERSON over words 2\.\.5 lies outside the 3 words"):
         transcript_from_index(words, [{"type": "PERSON", "first_word": 2, "last_word": 5}])
+
+
+def test_positions_match_counting_newlines_from_the_start(rng) -> None:
+    from engine.entities.markup import _Positions
+
+    text = "".join(rng.choice(list("ab \n<>"), size=2000))
+    where = _Positions(text, 3, 5)
+    for index in rng.integers(0, len(text), size=200):
+        newlines = text.count("\n", 0, index)
+        naive = (3, 5 + index) if newlines == 0 else (3 + newlines, index - text.rfind("\n", 0, index))
+        assert where(int(index)) == naive

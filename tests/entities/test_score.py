@@ -119,3 +119,14 @@ def test_muc_mode_agrees_with_nervaluate(rng):
         theirs = result[strategy]
         assert ours[comp] == [theirs.correct, theirs.incorrect, theirs.missed, theirs.spurious]
     assert sum(ours["text"][1:]) > 50  # the generated data exercises every kind of error
+
+
+@pytest.mark.parametrize("mode", ["phonetic", "sclite"])
+def test_a_boundary_moved_over_a_correct_word_is_not_forgiven(mode):
+    ref = parse_marked_text("THE <O>CABINET</O> MET TODAY")
+    hyp = parse_marked_text("THE CABINET <O>THAT</O> MET TODAY")
+    r = score(ref, hyp, align_mode=mode, tolerance=1)
+    assert not any(p.ref is not None and p.hyp is not None and p.judgement.extent_ok for p in r.pairs), r.pairs
+    right = parse_marked_text("THE <O>CABINET</O> THAT MET TODAY")
+    pair = next(p for p in score(ref, right, align_mode=mode, tolerance=1).pairs if p.ref is not None)
+    assert pair.judgement is not None and pair.judgement.extent_ok and pair.judgement.content_ok

@@ -130,3 +130,17 @@ def test_hits_then_fit(earshot, capsys, tmp_path):
     systems = _csv(tmp_path / "hits_rasch" / "systems.csv")
     measure = {s["system"]: float(s["measure"]) for s in systems}
     assert measure["mix"] > measure["rm3"] > measure["bm25"] == measure["ql"] > measure["weak"]
+
+
+def test_simulate_to_a_folder_is_refused_with_a_line(earshot, capsys, tmp_path):
+    (tmp_path / "out").mkdir()
+    assert earshot("rasch", "simulate", "--out", "out") == 1
+    assert "out: is a folder; give a file name, e.g. out/simulated.csv" in capsys.readouterr().err
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_equate_sim_refuses_when_too_few_questions_fit(earshot, capsys, tmp_path):
+    assert earshot("rasch", "simulate", "--seed", "3", "--out", "sim.csv") == 0
+    assert earshot("rasch", "equate-sim", "sim.csv", "--no-plots", "--max-outfit", "0.5", "--out", "eq") == 1
+    err = capsys.readouterr().err
+    assert "Easy questions have outfit <= 0.5; cannot pick 20 equating questions" in err, err

@@ -120,3 +120,24 @@ def test_separation_and_reliability_formulas():
     # Real SEs: the second inflated by sqrt(4) = 2; the third not deflated.
     assert s.real_rmse == pytest.approx(np.sqrt((0.25 + 1.0 + 0.25) / 3))
     assert s.real_reliability == pytest.approx((2 / 3 - 0.5) / (2 / 3))
+
+
+def _guttman_with_reversed_questions(rng, n_systems: int = 12, n_questions: int = 301) -> ResponseMatrix:
+    """A perfect Guttman pattern that only three reversed questions keep finite (like real 12 x 301 data)."""
+    thr = rng.integers(1, n_systems, size=n_questions)
+    x = (np.arange(n_systems)[:, None] >= thr[None, :]).astype(float)
+    for j in range(3):
+        x[:, j] = (np.arange(n_systems) < thr[j]).astype(float)
+    return ResponseMatrix.from_array(x, source="guttman.csv")
+
+
+def test_purification_stops_at_the_last_fit_that_had_a_solution(rng):
+    matrix = _guttman_with_reversed_questions(rng)
+    result = purify(matrix)
+    assert result.stopped.startswith(f"stopped after round {len(result.dropped)}: without ")
+    assert "guttman.csv" in result.stopped
+    kept = set(result.purified.questions.ids)
+    assert kept.isdisjoint(q for _, q, _ in result.dropped)
+    assert len(kept) + len(result.dropped) == matrix.n_questions
+    assert np.isfinite(result.purified.systems.measure[result.purified.systems.measured]).all()
+    assert result.summary()["stopped"] == result.stopped

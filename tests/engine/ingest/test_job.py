@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from engine.ingest import IngestJob
 from engine.ingest.transcribe import segment_bounds
 from engine.jobs import JobState
 from tests.fixtures.audio import espeak, ffmpeg, sox
+from tests.fixtures.ingest import start_ingest
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -152,25 +150,9 @@ def test_a_killed_ingest_leaves_nothing_and_is_reported_next_time(
     tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
 ) -> None:
     db = tmp_path / "lib.sqlite"
-    script = (
-        "import sys; sys.path.insert(0, %r)\n"
-        "from engine.asr.base import ModelSpec\nfrom engine.ingest import IngestJob\n"
-        "if __name__ == '__main__':\n"
-        "    IngestJob([%r], db_path=%r, spec=ModelSpec(*%r)).run()\n"
-    ) % (str(REPO), str(long_wav), str(db), tuple(sphinx_model.__dict__.values())[:4])
-    (tmp_path / "run.py").write_text(script)
-    proc = subprocess.Popen([sys.executable, str(tmp_path / "run.py")], start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if db.exists() and Store(db).jobs(status="running"):
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail("the ingest never started")
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the job and its recognition worker
-        proc.wait(30)
+    proc = start_ingest(tmp_path, long_wav, db, sphinx_model)
+    os.killpg(proc.pid, signal.SIGKILL)  # the job and its recognition worker
+    proc.wait(30)
     store = Store(db)
     assert store.counts()["recordings"] == 0 and store.counts()["words"] == 0
     stale = store.mark_interrupted_jobs()
