@@ -75,6 +75,20 @@ EVENT_MARGIN_SECONDS = 5.0
 #: log(RATE_SCALE), capped at 1 (1.5: half again as fast or slow scores 1).
 RATE_SCALE = 1.5
 
+#: A hit plays from its first matched word less this lead-in (seconds), so the listener
+#: hears the word arrive rather than land mid-syllable.
+LEAD_IN_SECONDS = 1.0
+#: Matched words listed (with their times) per hit.
+MAX_MATCHED_WORDS = 50
+
+#: Search as you type: a word not yet ended by a space stands for this many of the
+#: library's commonest words that begin with it.
+PREFIX_TERMS = 8
+#: "Did you mean": library words within this many characters of an unknown word's
+#: length, sharing its first or last letter, with difflib similarity at least this.
+SUGGEST_LENGTH_SPREAD = 2
+SUGGEST_MIN_SIMILARITY = 0.75
+
 #: Snippet: this many words around the densest cluster of query words.
 SNIPPET_WORDS = 32
 SNIPPET_MARKS = ("[", "]")
