@@ -281,7 +281,7 @@ class MainWindow(QMainWindow):
 
     def play_hit(self, hit: SearchHit) -> None:
         self.player.play_from(hit.recording_id, hit.path, hit.hot_spot)  # sound first; the transcript follows
-        self.view.open(hit.recording_id)
+        self.view.open(hit.recording_id, mark=tuple(w for w, _ in hit.matched))
 
     def focus_search(self) -> None:
         self.docks["search"].show()
