@@ -162,6 +162,7 @@ class MainWindow(QMainWindow):
 
         add("&File", "&Add recordings…", self.add_files, QKeySequence.StandardKey.Open)
         add("&File", "Add a &folder…", self.add_folder, "Ctrl+Shift+O")
+        add("&File", "&Import transcripts (SRT, WebVTT, captions)…", lambda: self.import_transcripts(), "Ctrl+I")
         for fmt in FORMATS:
             add("&File", f"&Export transcript as {fmt.upper()}…", lambda _=False, f=fmt: self.export(f))
         add("&File", "&Copy transcript or selection", self.view.copy_transcript, "Ctrl+Shift+C")
@@ -261,6 +262,26 @@ class MainWindow(QMainWindow):
         files = dialogs.ask_open_files(self)
         if files:
             self.enqueue(files)
+
+    def import_transcripts(self, files: list[str] | None = None) -> None:
+        """Index existing transcripts (each with the recording of the same name beside it, if any)."""
+        files = files if files is not None else dialogs.ask_open_files(
+            self, "Import transcripts", dialogs.TRANSCRIPT_FILTER)
+        if not files:
+            return
+        db_path = self.db_path
+
+        def run(report: object) -> int:
+            from engine.importer import import_transcript, matching_audio
+
+            with Store(db_path) as store:
+                for name in files:
+                    import_transcript(store, name, audio=matching_audio(name))
+            return len(files)
+
+        self.pool.submit(run, f"import {len(files)} transcripts",
+                         finished=lambda n: (self.refresh(), self.show_message(f"Imported {n} transcript(s)")),
+                         failed=lambda message: self.show_message(f"Import failed: {message}"))
 
     def add_folder(self) -> None:
         folder = dialogs.ask_folder(self)
