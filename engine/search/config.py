@@ -89,6 +89,21 @@ PREFIX_TERMS = 8
 SUGGEST_LENGTH_SPREAD = 2
 SUGGEST_MIN_SIMILARITY = 0.75
 
+#: Teasers and promos ("coming up, rebuilding New Orleans ...") match a story's words but are
+#: not the story. A unit is a teaser when its document (story) has fewer than
+#: ``TEASER_SHORT_DOC_TOKENS`` stopped tokens, or a cue below ends at most
+#: ``TEASER_CUE_WORDS`` words before one of its matched words; its model score (a log
+#: probability for the language models) drops by ``TEASER_PENALTY``. 0 turns it off.
+TEASER_SHORT_DOC_TOKENS = 25
+TEASER_CUE_WORDS = 12
+TEASER_PENALTY = 1.0
+TEASER_CUES = (
+    "coming up", "still ahead", "when we return", "when we come back", "after the break", "after this break",
+    "stay with us", "up next", "next on", "later in the show", "later tonight", "later in this", "don't go away",
+    "stick around", "right after this", "we'll be right back", "be right back", "tonight at", "just ahead",
+    "also ahead", "coming next", "next hour", "tomorrow on",
+)
+
 #: Snippet: this many words around the densest cluster of query words.
 SNIPPET_WORDS = 32
 SNIPPET_MARKS = ("[", "]")

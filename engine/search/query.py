@@ -121,7 +121,8 @@ class Hit:
     text_score: float
     features: dict[str, float] = field(default_factory=dict)
     events: tuple[Event, ...] = ()
-    #: Where to play from: the first matched word less ``config.LEAD_IN_SECONDS`` (never before 0).
+    #: Where to play from: the first matched word less ``config.LEAD_IN_SECONDS``, never before
+    #: ``start`` (so the lead-in does not reach back into the story before).
     play_from: float = 0.0
     #: The query words in the hit, in order (at most ``config.MAX_MATCHED_WORDS``).
     matches: tuple[MatchedWord, ...] = ()
@@ -188,6 +189,8 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
         ranking = ranking.take(np.flatnonzero(_passes(store, cands, ranking, filters)))
     if not len(ranking):
         return []
+    if params.teaser_penalty > 0:
+        _down_weight_teasers(store, ranking, cands, marked, params.teaser_penalty, max(config.HOTSPOT_DEPTH, limit))
     order = np.argsort(-ranking.score, kind="stable")
     head = order[: max(config.HOTSPOT_DEPTH, limit)] if weight > 0 else order[:limit]
     _resolve_times(store, ranking, head)
@@ -263,6 +266,40 @@ def _plan(store: Store, parsed: ParsedQuery
         return None
     weights = {t: w for t, w in weights.items() if t in known}
     return (weights, known, phrases) if weights else None
+
+
+_CUE_WORDS = [tuple(c.split()) for c in config.TEASER_CUES]
+
+
+def _down_weight_teasers(store: Store, ranking: Ranking, cands: Candidates, marked: np.ndarray, penalty: float,
+                         depth: int) -> None:
+    """Lower the score of the best ``depth`` units that look like teasers or promos, in place.
+
+    A teaser is a unit of a very short story, or one whose matched word follows a cue
+    ("coming up", "still ahead", ...) within ``config.TEASER_CUE_WORDS`` words.
+    """
+    rows = np.argsort(-ranking.score, kind="stable")[:depth]
+    doc_tokens = cands.docs["tok_hi"] - cands.docs["tok_lo"]
+    has_story = cands.docs["story_idx"] >= 0
+    doc = ranking.doc[rows]
+    teaser = has_story[doc] & (doc_tokens[doc] < config.TEASER_SHORT_DOC_TOKENS)
+    reach = config.TEASER_CUE_WORDS + max(len(c) for c in _CUE_WORDS)
+    windows, firsts = [], []
+    for r in rows:
+        lo, hi = ranking.tok_lo[r], ranking.tok_hi[r]
+        pos = cands.tokens["position"][lo:hi][marked[lo:hi]]
+        pos = pos[(pos >= ranking.first_word[r]) & (pos <= ranking.last_word[r])]
+        first = int(pos[0]) if len(pos) else int(ranking.first_word[r])
+        firsts.append(first)
+        windows.append((int(ranking.recording_id[r]), max(0, first - reach), first))
+    texts: list[list[str]] = [[] for _ in rows]
+    for key, _, text in index.word_texts(store, windows):
+        texts[key].append(str(text).lower().strip(".,!?;:\"'"))
+    for k in range(len(rows)):
+        words = texts[k]
+        teaser[k] |= any(words[i : i + len(c)] == list(c) and len(words) - (i + len(c)) <= config.TEASER_CUE_WORDS
+                         for c in _CUE_WORDS for i in range(len(words) - len(c) + 1))
+    ranking.score[rows] -= penalty * teaser
 
 
 def _marked_tokens(term: np.ndarray, term_ids: np.ndarray, phrase_ids: list[np.ndarray]) -> np.ndarray:
@@ -430,8 +467,8 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
             story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
             features={name: float(v[r]) for name, v in features.items()}, events=near[k],
-            play_from=max(0.0, (words[k][0].start if words[k] else start) - config.LEAD_IN_SECONDS)
-            if words[k] else start, matches=words[k],
+            play_from=max(start, words[k][0].start - config.LEAD_IN_SECONDS) if words[k] else start,
+            matches=words[k],
         ))
     return hits
 

@@ -59,7 +59,7 @@ def test_enter_plays_from_the_matched_word(qtbot, make_window, library: Path) ->
     wait_loaded(qtbot, window)
     okafor = next(w for w in window.view.detail.words if w["text"] == "okafor")
     assert hit.matched[0] == (okafor["idx"], okafor["start"])
-    assert hit.hot_spot == pytest.approx(max(0.0, okafor["start"] - 1.0))  # the lead-in before the word
+    assert hit.hot_spot == pytest.approx(max(hit.start, okafor["start"] - 1.0))  # the lead-in before the word
     assert hit.hot_spot - 0.05 <= window.player.media.position() / 1000 <= okafor["start"] + 1.0
     assert window.view.transcript.text.hit_words() == [okafor["idx"]]
 

@@ -107,7 +107,7 @@ def test_search_json_gives_matched_word_times_and_explains_misses(cli, db, capsy
     assert cli(["--db", str(db), "search", "quota", "--json"]) == 0
     hit = json.loads(capsys.readouterr().out)[0]
     assert [m["text"] for m in hit["matches"]] == ["quota"]
-    assert hit["play_from"] == pytest.approx(max(0.0, hit["matches"][0]["start"] - 1.0))
+    assert hit["play_from"] == pytest.approx(max(hit["start"], hit["matches"][0]["start"] - 1.0))
     assert cli(["--db", str(db), "search", "the fishermn"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "ignored “the” (too common to search for); “fishermn” is not in any transcript" \

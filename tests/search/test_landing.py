@@ -33,6 +33,13 @@ def test_hit_plays_from_the_first_matched_word_less_the_lead_in(store):
     assert hits[0].play_from == pytest.approx(first.start - config.LEAD_IN_SECONDS)
 
 
+def test_the_lead_in_never_reaches_before_the_hit(tmp_path):
+    with Store(tmp_path / "index.db") as s:
+        add_recording(s, "short", "yorkshire floods " + FILLER, stories=[(0, 61)])
+        hit = search(s, "yorkshire", hotspot_weight=0)[0]
+        assert hit.matches[0].start == hit.start == hit.play_from == 0.0
+
+
 def test_every_matched_word_is_a_query_word(store):
     hits = search(store, "bridge river", hotspot_weight=0)
     texts = {w.text for h in hits for w in h.matches}
