@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSlider,
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
 )
 
-from app import dialogs, pyside_refcounts
+from app import colours, dialogs, pyside_refcounts
 from app.data import LibraryReader, LibraryRow, SearchHit
 from app.evaluation.window import EvaluationWindow
 from app.format import duration_text, reason
@@ -56,6 +56,7 @@ class MainWindow(QMainWindow):
         self.store = Store(self.db_path)
         self.reader = LibraryReader(self.store)
         self.interrupted = self.store.mark_interrupted_jobs()
+        colours.use_dark(colours.is_dark(self.palette().color(QPalette.ColorRole.Base).name()))
         self.setWindowTitle(f"Earshot — {self.db_path.name}")
         self.resize(1280, 800)
         self.setAcceptDrops(True)
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         self.library_panel.open_requested.connect(lambda rec_id: self.view.open(rec_id))
         self.library_panel.add_files_requested.connect(self.add_files)
+        self.library_panel.sample_requested.connect(self.add_sample)
         self.library_panel.reingest_requested.connect(lambda paths: self.enqueue(paths, force=True))
         self.library_panel.remove_requested.connect(self.remove_rows)
         self.ingest_panel.add_files_requested.connect(self.add_files)
@@ -196,6 +198,22 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+        self.fit_to_screen()
+
+    def fit_to_screen(self) -> None:
+        """Keep the window inside the screen it is on (a saved size from a bigger screen shrinks)."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.geometry().size()
+        width = min(self.width(), room.width() - frame.width())
+        height = min(self.height(), room.height() - frame.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(max(width, self.minimumWidth()), max(height, self.minimumHeight()))
+        x = min(max(self.x(), room.left()), room.right() - self.frameGeometry().width() + 1)
+        y = min(max(self.y(), room.top()), room.bottom() - self.frameGeometry().height() + 1)
+        self.move(max(x, room.left()), max(y, room.top()))
 
     # -- the library ------------------------------------------------------------------------
 
@@ -282,6 +300,15 @@ class MainWindow(QMainWindow):
         self.pool.submit(run, f"import {len(files)} transcripts",
                          finished=lambda n: (self.refresh(), self.show_message(f"Imported {n} transcript(s)")),
                          failed=lambda message: self.show_message(f"Import failed: {message}"))
+
+    def add_sample(self) -> None:
+        """Ingest the short sample recording that ships with the application."""
+        from engine.selftest import SAMPLE
+
+        if not SAMPLE.is_file():
+            self.show_message(f"The sample recording is missing ({SAMPLE})")
+            return
+        self.enqueue([str(SAMPLE)])
 
     def add_folder(self) -> None:
         folder = dialogs.ask_folder(self)

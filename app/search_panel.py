@@ -33,6 +33,8 @@ from app.tasks import TaskPool
 
 #: Pause in typing before a query runs (ms).
 TYPING_PAUSE_MS = 150
+#: Width the passage column wants at least (px).
+PASSAGE_MIN_WIDTH = 200
 #: Hits shown per query.
 RESULT_LIMIT = 100
 
@@ -64,8 +66,7 @@ class SearchResultsModel(RowTableModel):
                 return clock(hit.hot_spot)
             if col == 2:
                 return hit.snippet
-            notable = [e for e in hit.events if e.kind in NOTABLE_EVENTS]
-            nearest = sorted(notable, key=lambda e: abs(e.start - hit.hot_spot))[:3]
+            nearest = sorted(hit.events, key=lambda e: (e.kind not in NOTABLE_EVENTS, abs(e.start - hit.hot_spot)))[:3]
             return ", ".join(f"{e.kind} {_offset(e.start - hit.hot_spot)}" for e in nearest)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{hit.recording}\nplays from {clock(hit.hot_spot)} (passage {clock(hit.start)}–{clock(hit.end)})"
@@ -109,9 +110,12 @@ class SearchPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(0, 120)
-        header.resizeSection(1, 56)
-        header.resizeSection(3, 120)
+        header.setMinimumSectionSize(40)
+        header.resizeSection(0, 96)
+        header.resizeSection(1, 52)
+        header.resizeSection(3, 96)
+        # The passage keeps room for a few words a line; narrower, the table scrolls sideways.
+        self.table.setMinimumWidth(96 + 52 + 96 + PASSAGE_MIN_WIDTH // 2)
         self.table.clicked.connect(self._activated)
         self.table.activated.connect(self._activated)  # Enter (and, on some styles, a double click)
         self._last_played: tuple[int, int, float] | None = None  # (query id, row, monotonic seconds)

@@ -14,15 +14,20 @@ from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
+from app import colours
 from app.transcript_doc import TranscriptLayout
 
 #: Time spent filling the document per pass of the event loop, seconds.
 FILL_SLICE_SECONDS = 0.025
 #: Most find matches highlighted at once.
 MAX_FIND_HIGHLIGHTS = 2000
-_CURRENT_WORD = QColor("#ffd54f")
-_FIND_MATCH = QColor("#b3e5fc")
-_HIT_WORD = QColor("#ffab91")
+#: Highlights: fixed light backgrounds, text on them in colours.CHIP_TEXT.
+CURRENT_WORD = "#ffd54f"
+FIND_MATCH = "#b3e5fc"
+HIT_WORD = "#ffab91"
+_CURRENT_WORD = QColor(CURRENT_WORD)
+_FIND_MATCH = QColor(FIND_MATCH)
+_HIT_WORD = QColor(HIT_WORD)
 
 
 class TranscriptText(QTextEdit):
@@ -53,7 +58,7 @@ class TranscriptText(QTextEdit):
         self._heading.setBottomMargin(2)
         self._heading_chars = QTextCharFormat()
         self._heading_chars.setFontWeight(QFont.Weight.DemiBold)
-        self._heading_chars.setForeground(QColor("#37474f"))
+        self._heading_chars.setForeground(QColor(colours.current().heading))
         self._body = QTextBlockFormat()
         self._body.setTopMargin(3)
 
@@ -61,6 +66,7 @@ class TranscriptText(QTextEdit):
 
     def show_layout(self, layout: TranscriptLayout) -> None:
         self._fill_timer.stop()
+        self._heading_chars.setForeground(QColor(colours.current().heading))
         self.layout_ = layout
         self._loaded = 0
         self._current, self._matches, self._current_word = [], [], None
@@ -153,6 +159,7 @@ class TranscriptText(QTextEdit):
             sel.cursor = self.word_cursor(index)  # type: ignore[attr-defined]
             fmt = QTextCharFormat()
             fmt.setBackground(_CURRENT_WORD)
+            fmt.setForeground(QColor(colours.CHIP_TEXT))  # a light highlight: dark text whatever the palette
             sel.format = fmt  # type: ignore[attr-defined]
             self._current = [sel]
             if follow:
@@ -173,7 +180,7 @@ class TranscriptText(QTextEdit):
     def _refresh_hit_words(self, *, scroll: bool) -> None:
         fmt = QTextCharFormat()
         fmt.setBackground(_HIT_WORD)
-        fmt.setForeground(QColor("#000000"))
+        fmt.setForeground(QColor(colours.CHIP_TEXT))
         fmt.setFontWeight(QFont.Weight.Bold)
         fmt.setFontUnderline(True)
         self._hit = []
@@ -189,6 +196,7 @@ class TranscriptText(QTextEdit):
     def set_matches(self, cursors: list[QTextCursor]) -> None:
         fmt = QTextCharFormat()
         fmt.setBackground(_FIND_MATCH)
+        fmt.setForeground(QColor(colours.CHIP_TEXT))
         self._matches = []
         for c in cursors[:MAX_FIND_HIGHLIGHTS]:
             sel = QTextEdit.ExtraSelection()
