@@ -9,8 +9,8 @@ story and every other story whose term counts have cosine >= RELEVANT_COSINE wit
 airings); every other story holding a query word is a near miss.
 
 For the mm model, with the teaser handling off (penalty 0) and on (config.TEASER_PENALTY):
-* delay from where a hit starts playing to its first matched word, median over topics' top hits,
-  for the passage start (the old behaviour, the baseline) and for play_from;
+* delay from where a hit starts playing to the first matched word heard, median over topics' top
+  hits, for the passage start (the old behaviour, the baseline) and for play_from;
 * share of top hits that start inside a relevant story (passage start and play_from);
 * R-precision in characters (engine.evaluate.passages) against the relevant stories.
 No parameter is fitted on this collection (the teaser cues and weights are fixed in
@@ -112,7 +112,9 @@ def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: di
             top = hits[0]
             if top.matches:
                 delay_start.append(top.matches[0].start - top.start)
-                delay_play.append(top.matches[0].start - top.play_from)
+                # the first matched word heard when playing from play_from (the densest run's first)
+                heard = next((w for w in top.matches if w.start >= top.play_from), top.matches[-1])
+                delay_play.append(heard.start - top.play_from)
             ok = [(a, b) for n, a, b in spans[t.id] if n == top.name]
             inside_start.append(any(a <= top.start <= b for a, b in ok))
             inside_play.append(any(a <= top.play_from <= b for a, b in ok))

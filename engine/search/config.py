@@ -78,6 +78,9 @@ RATE_SCALE = 1.5
 #: A hit plays from its first matched word less this lead-in (seconds), so the listener
 #: hears the word arrive rather than land mid-syllable.
 LEAD_IN_SECONDS = 1.0
+#: A hit plays from the first word of its densest run of matched words: the most within
+#: this many words (a story's own words cluster; a stray query word elsewhere does not).
+ANCHOR_WORDS = 30
 #: Matched words listed (with their times) per hit.
 MAX_MATCHED_WORDS = 50
 

@@ -121,8 +121,8 @@ class Hit:
     text_score: float
     features: dict[str, float] = field(default_factory=dict)
     events: tuple[Event, ...] = ()
-    #: Where to play from: the first matched word less ``config.LEAD_IN_SECONDS``, never before
-    #: ``start`` (so the lead-in does not reach back into the story before).
+    #: Where to play from: the first word of the densest run of matched words less
+    #: ``config.LEAD_IN_SECONDS``, never before ``start`` (the lead-in stays in the hit).
     play_from: float = 0.0
     #: The query words in the hit, in order (at most ``config.MAX_MATCHED_WORDS``).
     matches: tuple[MatchedWord, ...] = ()
@@ -467,7 +467,7 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
             story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
             features={name: float(v[r]) for name, v in features.items()}, events=near[k],
-            play_from=max(start, words[k][0].start - config.LEAD_IN_SECONDS) if words[k] else start,
+            play_from=max(start, _anchor(words[k]).start - config.LEAD_IN_SECONDS) if words[k] else start,
             matches=words[k],
         ))
     return hits
@@ -483,6 +483,15 @@ def _matched_positions(ranking: Ranking, cands: Candidates, pieces: list[tuple[i
         pos = cands.tokens["position"][lo:hi][marked[lo:hi]]
         out.append(np.unique(pos[(pos >= first) & (pos <= last)]))
     return out
+
+
+def _anchor(words: tuple[MatchedWord, ...]) -> MatchedWord:
+    """The word a hit plays from: the first of its densest run of matched words (most matches
+    within ``config.ANCHOR_WORDS`` words), so a lone query word at the tail of the story
+    before, or in a teaser, does not take the listener there."""
+    idx = np.array([w.word for w in words])
+    counts = np.searchsorted(idx, idx + config.ANCHOR_WORDS, "left") - np.arange(len(idx))
+    return words[int(np.argmax(counts))]
 
 
 def _matched_words(store: Store, recs: np.ndarray, matched: list[np.ndarray]) -> list[tuple[MatchedWord, ...]]:
