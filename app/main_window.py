@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
+    QPushButton,
 )
 
 from app import colours, dialogs, pyside_refcounts
@@ -60,6 +61,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"Earshot — {self.db_path.name}")
         self.resize(1280, 800)
         self.setAcceptDrops(True)
+        self.model_button: QPushButton | None = None
 
         self.player = Player()
         self.ingest = IngestController(self.pool, self._ingest_options)
@@ -137,6 +139,7 @@ class MainWindow(QMainWindow):
         self.library_panel.open_requested.connect(lambda rec_id: self.view.open(rec_id))
         self.library_panel.add_files_requested.connect(self.add_files)
         self.library_panel.sample_requested.connect(self.add_sample)
+        self.ingest.model_advice.connect(self._advise_model)
         self.library_panel.reingest_requested.connect(lambda paths: self.enqueue(paths, force=True))
         self.library_panel.remove_requested.connect(self.remove_rows)
         self.ingest_panel.add_files_requested.connect(self.add_files)
@@ -350,6 +353,21 @@ class MainWindow(QMainWindow):
             self.view.export_to(fmt, path)
 
     # -- other windows ----------------------------------------------------------------------
+
+    def _advise_model(self, _note: str) -> None:
+        """Offer Settings > Models (with its Download button) once, in the status bar, not in a modal box."""
+        if self.model_button is not None:
+            return
+        self.model_button = QPushButton("Better accuracy: choose a speech model…")
+        self.model_button.setAccessibleName("Open Settings, Models")
+        self.model_button.setToolTip("The built-in model is in use; Settings › Models downloads a better one")
+        self.model_button.clicked.connect(self.open_model_settings)
+        self.statusBar().addPermanentWidget(self.model_button)
+
+    def open_model_settings(self) -> SettingsDialog:
+        dialog = self.open_settings()
+        dialog.tabs.setCurrentIndex(0)  # Models
+        return dialog
 
     def open_settings(self) -> SettingsDialog:
         if self.settings_dialog is None:

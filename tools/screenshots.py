@@ -156,13 +156,20 @@ def docs_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
     shot(empty, "screenshot-empty-library")
     empty.close()
 
+    from engine.index.store import Store
+
+    with Store(db) as store:
+        words = store.words(int(store.recordings()[0]["id"]))
+    query = next((w["text"] for w in words if w["text"] in ("okafor", "bridge", "airways", "frog")),
+                 _a_recognised_word(words))
+
     def hit_window(name: str) -> None:
         window = MainWindow(db, pool=TaskPool())
         window.resize(*DOCS_SIZE)
         window.show()
         _settle(app, 1.0)
         window.focus_search()
-        window.search_panel.query.setText("okafor")
+        window.search_panel.query.setText(query)
         _wait(app, lambda: window.search_panel.model.rowCount() > 0)
         panel = window.search_panel
         panel.table.selectRow(0)

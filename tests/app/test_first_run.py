@@ -43,3 +43,14 @@ def test_a_saved_window_bigger_than_the_screen_is_brought_inside(qtbot, make_win
     assert window.width() <= max(room.width(), least.width())
     assert window.height() <= max(room.height(), least.height())
     assert room.contains(window.frameGeometry().topLeft())
+
+
+def test_model_advice_opens_settings_at_the_models(qtbot, make_window, tmp_path: Path) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    window.ingest.model_advice.emit("using the built-in PocketSphinx US-English model; for much better accuracy")
+    assert window.model_button is not None and window.model_button.isVisible()
+    window.model_button.click()
+    dialog = window.settings_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Speech models"
+    dialog.close()
