@@ -26,6 +26,7 @@ from app.widgets import widget_shortcut
 
 #: Status filter choices: label -> statuses shown (None: all).
 STATUS_FILTERS: dict[str, frozenset[str] | None] = {
+    "Recordings": frozenset({"done", "queued", "running"}),  # the default: files that failed are under Problems
     "All": None,
     "Indexed": frozenset({"done"}),
     "In progress": frozenset({"queued", "running"}),
@@ -111,7 +112,7 @@ class LibraryPanel(QWidget):
         self.status_filter = QComboBox()
         self.status_filter.addItems(list(STATUS_FILTERS))
         self.status_filter.setAccessibleName("Show recordings with status")
-        self.status_filter.currentTextChanged.connect(lambda label: self.proxy.set_statuses(STATUS_FILTERS[label]))
+        self.status_filter.currentTextChanged.connect(self._status_chosen)
 
         self.table = QTableView()
         self.table.setAccessibleName("Recordings")
@@ -181,7 +182,15 @@ class LibraryPanel(QWidget):
         self.setTabOrder(self.empty.sample_button, self.table)
         self.setTabOrder(self.table, self.add_button)
         self._update_buttons()
+        self._status_chosen(self.status_filter.currentText())
         self._show_empty_state()
+
+    def _status_chosen(self, label: str) -> None:
+        self.proxy.set_statuses(STATUS_FILTERS[label])
+        problems = label == "Problems"
+        self.reingest_button.setText("Retry" if problems else "Transcribe again")
+        self.reingest_button.setAccessibleName("Retry the selected files" if problems
+                                               else "Transcribe the selected recordings again")
 
     def _show_empty_state(self, *_: object) -> None:
         """An empty library shows what to do first instead of an empty table."""
