@@ -173,12 +173,13 @@ class SearchPanel(QWidget):
         started = time.perf_counter()
         db_path = self.db_path
 
-        typing = not self._focus_results  # Enter means the words are finished
+        # A last word not followed by a space may be unfinished: it also matches the words it begins.
+        typed = self.query.text().lstrip()
 
         def run(report: object) -> tuple[list[SearchHit], str]:
             with open_reader(db_path) as reader:
-                return (reader.search(text, filters, limit=RESULT_LIMIT, prefix=typing),
-                        reader.explain(text, prefix=typing))
+                return (reader.search(typed, filters, limit=RESULT_LIMIT, prefix=True),
+                        reader.explain(typed, prefix=True))
 
         self._pool.submit(
             run, f"search {text!r}",

@@ -132,3 +132,13 @@ def test_hits_carry_the_events_around_them(library: Path) -> None:
         hits = LibraryReader(store).search("profits", SearchFilters(event_type="music"))
     assert len(hits) == 1
     assert {e.kind for e in hits[0].events} == {"music"}
+
+
+def test_enter_keeps_the_unfinished_word_and_a_space_ends_it(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    assert _search(qtbot, window, "okaf")
+    panel = window.search_panel
+    with qtbot.waitSignal(panel.searched):
+        qtbot.keyClick(panel.query, Qt.Key.Key_Return)
+    assert panel.model.hits  # Enter searches what is typed, completions included
+    assert _search(qtbot, window, "okaf ") == []  # a space ends the word
