@@ -86,6 +86,8 @@ class SearchHit:
     snippet: str
     rank: float
     events: tuple[Span, ...] = field(default_factory=tuple)
+    #: The matched words: (word index, start seconds), in order.
+    matched: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,17 +190,24 @@ class LibraryReader:
         sql = "SELECT text, count(*) AS n FROM entities GROUP BY text ORDER BY n DESC, text LIMIT ?"
         return [r["text"] for r in self.store.db.query(sql, [limit])]
 
-    def search(self, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 50) -> list[SearchHit]:
-        """The hot-spot passages that answer ``query``, best first (:func:`engine.search.search`)."""
+    def search(self, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 50,
+               prefix: bool = False) -> list[SearchHit]:
+        """The hot-spot passages that answer ``query``, best first (:func:`engine.search.search`);
+        each plays from its first matched word less a short lead-in."""
         wanted = engine_search.SearchFilters(
             event_types=(filters.event_type,) if filters.event_type else (), entity=filters.entity,
             recordings=(filters.recording_id,) if filters.recording_id is not None else (),
         )
         return [
-            SearchHit(h.recording_id, h.name, h.path, h.start, h.end, h.start, _snippet_html(h.snippet), h.score,
-                      tuple(Span(e.start, e.end, e.type, e.type) for e in h.events))
-            for h in engine_search.search(self.store, query, limit=limit, filters=wanted)
+            SearchHit(h.recording_id, h.name, h.path, h.start, h.end, h.play_from, _snippet_html(h.snippet), h.score,
+                      tuple(Span(e.start, e.end, e.type, e.type) for e in h.events),
+                      tuple((m.word, m.start) for m in h.matches))
+            for h in engine_search.search(self.store, query, limit=limit, filters=wanted, prefix=prefix)
         ]
+
+    def explain(self, query: str, *, prefix: bool = False) -> str:
+        """One line on how ``query`` was read (ignored and unknown words, completions), or ""."""
+        return engine_search.explain(self.store, query, prefix=prefix).message()
 
 
 @contextlib.contextmanager

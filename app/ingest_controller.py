@@ -69,6 +69,7 @@ class IngestController(QObject):
     batch_finished = Signal()
     busy_changed = Signal(bool)
     log_line = Signal(str)
+    model_advice = Signal(str)  # a better speech model would help: the app offers Settings > Models
     _job_ready = Signal(object, object)  # batch, job: made on the pool thread, kept by the UI thread
 
     def __init__(self, pool: TaskPool, options: Callable[[], IngestOptions]) -> None:
@@ -147,7 +148,9 @@ class IngestController(QObject):
         """The task body, on a pool thread: choose the model, make the job, hand it to the UI thread, run it."""
         spec = ModelManager().resolve(options.model_name)
         if spec.note:
-            self.log_line.emit(spec.note)
+            # The note's advice is for the command line; in the app, Settings > Models has the Download button.
+            self.log_line.emit(spec.note.split("; for")[0] + "; a better model can be downloaded in Settings › Models")
+            self.model_advice.emit(spec.note)
         job = IngestJob(
             batch.files, db_path=options.db_path, spec=spec, workers=options.workers, force=batch.force,
             on_state=lambda outcome: self.file_changed.emit(FileStatus.of(outcome)),

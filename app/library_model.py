@@ -133,7 +133,7 @@ class LibraryModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return (
                 r.name, clock(r.duration) if indexed else "", r.word_count if indexed else "",
-                r.model if indexed else "", self.status_text(row), date_text(r.date, with_time=False),
+                r.model if indexed else "", self.status_text(row), date_text(r.date, with_time=False) if indexed else "",
             )[col]
         if role == SortRole:
             return (r.name.lower(), r.duration, r.word_count, r.model, self.status_of(row), r.date)[col]

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -25,6 +26,7 @@ from app.widgets import widget_shortcut
 
 #: Status filter choices: label -> statuses shown (None: all).
 STATUS_FILTERS: dict[str, frozenset[str] | None] = {
+    "Recordings": frozenset({"done", "queued", "running"}),  # the default: files that failed are under Problems
     "All": None,
     "Indexed": frozenset({"done"}),
     "In progress": frozenset({"queued", "running"}),
@@ -59,6 +61,36 @@ class LibraryFilter(QSortFilterProxyModel):
         return super().filterAcceptsRow(source_row, source_parent)
 
 
+class _EmptyState(QWidget):
+    """What an empty library says: where to start."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAccessibleName("Empty library")
+        title = QLabel("<b>Your library is empty</b>")
+        text = QLabel("Add recordings (or drop files and folders on the window) and Earshot transcribes them,"
+                      " finds the hot spots and makes every word searchable. Transcripts you already have"
+                      " (SRT, WebVTT, captions) come in with File › Import transcripts.")
+        text.setWordWrap(True)
+        self.add_button = QPushButton("Add recordings…")
+        self.add_button.setAccessibleName("Add recordings")
+        self.sample_button = QPushButton("Try the sample")
+        self.sample_button.setAccessibleName("Add the bundled sample recording")
+        self.sample_button.setToolTip("Transcribe a 20-second sample that ships with Earshot")
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.sample_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        for w in (title, text):
+            w.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            layout.addWidget(w)
+        layout.addLayout(buttons)
+        layout.addStretch(2)
+
+
 class LibraryPanel(QWidget):
     """Filter box and status choice above the table; actions below; a removal is confirmed inline."""
 
@@ -66,6 +98,7 @@ class LibraryPanel(QWidget):
     reingest_requested = Signal(list)  # paths
     remove_requested = Signal(list)  # LibraryRow list
     add_files_requested = Signal()
+    sample_requested = Signal()
 
     def __init__(self, model: LibraryModel) -> None:
         super().__init__()
@@ -79,7 +112,7 @@ class LibraryPanel(QWidget):
         self.status_filter = QComboBox()
         self.status_filter.addItems(list(STATUS_FILTERS))
         self.status_filter.setAccessibleName("Show recordings with status")
-        self.status_filter.currentTextChanged.connect(lambda label: self.proxy.set_statuses(STATUS_FILTERS[label]))
+        self.status_filter.currentTextChanged.connect(self._status_chosen)
 
         self.table = QTableView()
         self.table.setAccessibleName("Recordings")
@@ -127,17 +160,41 @@ class LibraryPanel(QWidget):
         for b in (self.add_button, self.reingest_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        self.empty = _EmptyState()
+        self.empty.add_button.clicked.connect(self.add_files_requested)
+        self.empty.sample_button.clicked.connect(self.sample_requested)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.table)
+        self.pages.addWidget(self.empty)
+        model.modelReset.connect(self._show_empty_state)
+        model.rowsInserted.connect(self._show_empty_state)
+        model.rowsRemoved.connect(self._show_empty_state)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.pages, 1)
         layout.addWidget(self.confirm)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         self.setTabOrder(self.filter_edit, self.status_filter)
-        self.setTabOrder(self.status_filter, self.table)
+        self.setTabOrder(self.status_filter, self.empty.add_button)  # only one of empty state and table shows
+        self.setTabOrder(self.empty.add_button, self.empty.sample_button)
+        self.setTabOrder(self.empty.sample_button, self.table)
         self.setTabOrder(self.table, self.add_button)
         self._update_buttons()
+        self._status_chosen(self.status_filter.currentText())
+        self._show_empty_state()
+
+    def _status_chosen(self, label: str) -> None:
+        self.proxy.set_statuses(STATUS_FILTERS[label])
+        problems = label == "Problems"
+        self.reingest_button.setText("Retry" if problems else "Transcribe again")
+        self.reingest_button.setAccessibleName("Retry the selected files" if problems
+                                               else "Transcribe the selected recordings again")
+
+    def _show_empty_state(self, *_: object) -> None:
+        """An empty library shows what to do first instead of an empty table."""
+        self.pages.setCurrentWidget(self.empty if self.model.rowCount() == 0 else self.table)
 
     def selected_rows(self) -> list[LibraryRow]:
         rows = {self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()}

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSlider,
@@ -16,9 +16,10 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
+    QPushButton,
 )
 
-from app import dialogs, pyside_refcounts
+from app import colours, dialogs, pyside_refcounts
 from app.data import LibraryReader, LibraryRow, SearchHit
 from app.evaluation.window import EvaluationWindow
 from app.format import duration_text, reason
@@ -56,9 +57,11 @@ class MainWindow(QMainWindow):
         self.store = Store(self.db_path)
         self.reader = LibraryReader(self.store)
         self.interrupted = self.store.mark_interrupted_jobs()
+        colours.use_dark(colours.is_dark(self.palette().color(QPalette.ColorRole.Base).name()))
         self.setWindowTitle(f"Earshot — {self.db_path.name}")
         self.resize(1280, 800)
         self.setAcceptDrops(True)
+        self.model_button: QPushButton | None = None
 
         self.player = Player()
         self.ingest = IngestController(self.pool, self._ingest_options)
@@ -135,6 +138,8 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         self.library_panel.open_requested.connect(lambda rec_id: self.view.open(rec_id))
         self.library_panel.add_files_requested.connect(self.add_files)
+        self.library_panel.sample_requested.connect(self.add_sample)
+        self.ingest.model_advice.connect(self._advise_model)
         self.library_panel.reingest_requested.connect(lambda paths: self.enqueue(paths, force=True))
         self.library_panel.remove_requested.connect(self.remove_rows)
         self.ingest_panel.add_files_requested.connect(self.add_files)
@@ -162,6 +167,7 @@ class MainWindow(QMainWindow):
 
         add("&File", "&Add recordings…", self.add_files, QKeySequence.StandardKey.Open)
         add("&File", "Add a &folder…", self.add_folder, "Ctrl+Shift+O")
+        add("&File", "&Import transcripts (SRT, WebVTT, captions)…", lambda: self.import_transcripts(), "Ctrl+I")
         for fmt in FORMATS:
             add("&File", f"&Export transcript as {fmt.upper()}…", lambda _=False, f=fmt: self.export(f))
         add("&File", "&Copy transcript or selection", self.view.copy_transcript, "Ctrl+Shift+C")
@@ -195,6 +201,22 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+        self.fit_to_screen()
+
+    def fit_to_screen(self) -> None:
+        """Keep the window inside the screen it is on (a saved size from a bigger screen shrinks)."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.geometry().size()
+        width = min(self.width(), room.width() - frame.width())
+        height = min(self.height(), room.height() - frame.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(max(width, self.minimumWidth()), max(height, self.minimumHeight()))
+        x = min(max(self.x(), room.left()), room.right() - self.frameGeometry().width() + 1)
+        y = min(max(self.y(), room.top()), room.bottom() - self.frameGeometry().height() + 1)
+        self.move(max(x, room.left()), max(y, room.top()))
 
     # -- the library ------------------------------------------------------------------------
 
@@ -262,6 +284,35 @@ class MainWindow(QMainWindow):
         if files:
             self.enqueue(files)
 
+    def import_transcripts(self, files: list[str] | None = None) -> None:
+        """Index existing transcripts (each with the recording of the same name beside it, if any)."""
+        files = files if files is not None else dialogs.ask_open_files(
+            self, "Import transcripts", dialogs.TRANSCRIPT_FILTER)
+        if not files:
+            return
+        db_path = self.db_path
+
+        def run(report: object) -> int:
+            from engine.importer import import_transcript, matching_audio
+
+            with Store(db_path) as store:
+                for name in files:
+                    import_transcript(store, name, audio=matching_audio(name))
+            return len(files)
+
+        self.pool.submit(run, f"import {len(files)} transcripts",
+                         finished=lambda n: (self.refresh(), self.show_message(f"Imported {n} transcript(s)")),
+                         failed=lambda message: self.show_message(f"Import failed: {message}"))
+
+    def add_sample(self) -> None:
+        """Ingest the short sample recording that ships with the application."""
+        from engine.selftest import SAMPLE
+
+        if not SAMPLE.is_file():
+            self.show_message(f"The sample recording is missing ({SAMPLE})")
+            return
+        self.enqueue([str(SAMPLE)])
+
     def add_folder(self) -> None:
         folder = dialogs.ask_folder(self)
         if folder:
@@ -281,7 +332,7 @@ class MainWindow(QMainWindow):
 
     def play_hit(self, hit: SearchHit) -> None:
         self.player.play_from(hit.recording_id, hit.path, hit.hot_spot)  # sound first; the transcript follows
-        self.view.open(hit.recording_id)
+        self.view.open(hit.recording_id, mark=tuple(w for w, _ in hit.matched))
 
     def focus_search(self) -> None:
         self.docks["search"].show()
@@ -302,6 +353,21 @@ class MainWindow(QMainWindow):
             self.view.export_to(fmt, path)
 
     # -- other windows ----------------------------------------------------------------------
+
+    def _advise_model(self, _note: str) -> None:
+        """Offer Settings > Models (with its Download button) once, in the status bar, not in a modal box."""
+        if self.model_button is not None:
+            return
+        self.model_button = QPushButton("Better accuracy: choose a speech model…")
+        self.model_button.setAccessibleName("Open Settings, Models")
+        self.model_button.setToolTip("The built-in model is in use; Settings › Models downloads a better one")
+        self.model_button.clicked.connect(self.open_model_settings)
+        self.statusBar().addPermanentWidget(self.model_button)
+
+    def open_model_settings(self) -> SettingsDialog:
+        dialog = self.open_settings()
+        dialog.tabs.setCurrentIndex(0)  # Models
+        return dialog
 
     def open_settings(self) -> SettingsDialog:
         if self.settings_dialog is None:

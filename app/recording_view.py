@@ -38,6 +38,7 @@ class RecordingView(QWidget):
         self.recording_id: int | None = None
         self._wave_task: Task | None = None
         self._after_open: tuple[float, bool] | None = None
+        self._mark: tuple[int, ...] = ()
 
         self.timeline = TimelinePanel()
         self.transcript = TranscriptPanel()
@@ -60,9 +61,12 @@ class RecordingView(QWidget):
 
     # -- opening ----------------------------------------------------------------------------
 
-    def open(self, recording_id: int, *, seek: float | None = None, play: bool = False) -> None:
-        """Show a recording; optionally then seek the player to ``seek`` seconds (and play)."""
+    def open(self, recording_id: int, *, seek: float | None = None, play: bool = False,
+             mark: tuple[int, ...] = ()) -> None:
+        """Show a recording; optionally then seek the player to ``seek`` seconds (and play), and
+        mark the words ``mark`` (a search hit's matches) in the transcript."""
         self._after_open = (seek, play) if seek is not None else None
+        self._mark = mark
         if recording_id == self.recording_id and self.detail is not None:
             self._apply_after_open()
             return
@@ -99,7 +103,12 @@ class RecordingView(QWidget):
         self.opened.emit(recording_id)
 
     def _apply_after_open(self) -> None:
-        if self._after_open is None or self.detail is None:
+        if self.detail is None:
+            return
+        if self._mark:
+            self.transcript.text.mark_hit_words(list(self._mark))
+            self._mark = ()
+        if self._after_open is None:
             return
         seek, play = self._after_open
         self._after_open = None

@@ -1,4 +1,4 @@
-"""Search across the whole library as you type; Enter or double-click plays from the hot spot.
+"""Search across the whole library as you type; a click or Enter on a hit plays from its first matched word.
 
 Each query runs as a pool task with its own connection; typing restarts a short
 timer, and answers to queries that have since changed are dropped, so the
@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -32,6 +33,8 @@ from app.tasks import TaskPool
 
 #: Pause in typing before a query runs (ms).
 TYPING_PAUSE_MS = 150
+#: Width the passage column wants at least (px).
+PASSAGE_MIN_WIDTH = 200
 #: Hits shown per query.
 RESULT_LIMIT = 100
 
@@ -63,8 +66,7 @@ class SearchResultsModel(RowTableModel):
                 return clock(hit.hot_spot)
             if col == 2:
                 return hit.snippet
-            notable = [e for e in hit.events if e.kind in NOTABLE_EVENTS]
-            nearest = sorted(notable, key=lambda e: abs(e.start - hit.hot_spot))[:3]
+            nearest = sorted(hit.events, key=lambda e: (e.kind not in NOTABLE_EVENTS, abs(e.start - hit.hot_spot)))[:3]
             return ", ".join(f"{e.kind} {_offset(e.start - hit.hot_spot)}" for e in nearest)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{hit.recording}\nplays from {clock(hit.hot_spot)} (passage {clock(hit.start)}–{clock(hit.end)})"
@@ -108,10 +110,15 @@ class SearchPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(0, 120)
-        header.resizeSection(1, 56)
-        header.resizeSection(3, 120)
-        self.table.activated.connect(self._activated)
+        header.setMinimumSectionSize(40)
+        header.resizeSection(0, 96)
+        header.resizeSection(1, 52)
+        header.resizeSection(3, 96)
+        # The passage keeps room for a few words a line; narrower, the table scrolls sideways.
+        self.table.setMinimumWidth(96 + 52 + 96 + PASSAGE_MIN_WIDTH // 2)
+        self.table.clicked.connect(self._activated)
+        self.table.activated.connect(self._activated)  # Enter (and, on some styles, a double click)
+        self._last_played: tuple[int, int, float] | None = None  # (query id, row, monotonic seconds)
         self.status = QLabel("Type to search the transcripts of every recording.")
         self.status.setAccessibleName("Search status")
         self.status.setWordWrap(True)
@@ -166,17 +173,21 @@ class SearchPanel(QWidget):
         started = time.perf_counter()
         db_path = self.db_path
 
-        def run(report: object) -> list[SearchHit]:
+        # A last word not followed by a space may be unfinished: it also matches the words it begins.
+        typed = self.query.text().lstrip()
+
+        def run(report: object) -> tuple[list[SearchHit], str]:
             with open_reader(db_path) as reader:
-                return reader.search(text, filters, limit=RESULT_LIMIT)
+                return (reader.search(typed, filters, limit=RESULT_LIMIT, prefix=True),
+                        reader.explain(typed, prefix=True))
 
         self._pool.submit(
             run, f"search {text!r}",
-            finished=lambda hits: self._answer(asked, text, hits, time.perf_counter() - started),
+            finished=lambda answer: self._answer(asked, text, *answer, time.perf_counter() - started),
             failed=lambda message: self._failed(asked, message),
         )
 
-    def _answer(self, asked: int, text: str, hits: list[SearchHit], seconds: float) -> None:
+    def _answer(self, asked: int, text: str, hits: list[SearchHit], note: str, seconds: float) -> None:
         if asked != self._asked:
             return  # the query changed while this one ran
         self.model.set_hits(hits)
@@ -187,7 +198,10 @@ class SearchPanel(QWidget):
         self._focus_results = False
         more = " (showing the best)" if len(hits) >= RESULT_LIMIT else ""
         noun = "passage" if len(hits) == 1 else "passages"
-        self.status.setText(f"{len(hits)} {noun} for “{text}”{more} — {seconds * 1000:.0f} ms")
+        found = f"{len(hits)} {noun} for “{text}”{more} — {seconds * 1000:.0f} ms" if hits else f"No passages for “{text}”"
+        if note:
+            found += f"\n{note[:1].upper()}{note[1:]}" + ("" if note.endswith("?") else ".")
+        self.status.setText(found)
         self.searched.emit(text, len(hits))
 
     def _failed(self, asked: int, message: str) -> None:
@@ -199,6 +213,13 @@ class SearchPanel(QWidget):
         self.search_now()
 
     def _activated(self, index: QModelIndex) -> None:
+        """Play the hit; the click and the activation of one double click play it once."""
+        now = time.monotonic()
+        key = (self._asked, index.row())
+        if self._last_played is not None and self._last_played[:2] == key and \
+                now - self._last_played[2] < QApplication.doubleClickInterval() / 1000:
+            return
+        self._last_played = (*key, now)
         self.play_requested.emit(self.model.hits[index.row()])
 
     def focus_query(self) -> None:

@@ -17,6 +17,7 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from app import colours
 from app.data import NOTABLE_EVENTS, RecordingDetail, Span
 from app.format import clock
 
@@ -25,10 +26,8 @@ ENTITY_COLOURS = {
     "PERSON": "#ffe0b2", "LOCATION": "#c8e6c9", "GPE": "#c8e6c9", "ORGANIZATION": "#bbdefb", "ORG": "#bbdefb",
     "DATE": "#e1bee7", "OTHER": "#eeeeee",
 }
-#: Text colour per event marker type.
-EVENT_COLOURS = {"applause": "#8e24aa", "laughter": "#ef6c00", "music": "#00838f", "fast": "#c62828", "slow": "#2e7d32"}
-#: Confidence bands: words below each bound are drawn in the given colour.
-CONFIDENCE_SHADES = ((0.5, "#9e9e9e"), (0.8, "#616161"))
+#: Text colour per event marker type (light palette; app.colours has both).
+EVENT_COLOURS = colours.LIGHT.events
 _EVENT_MARK = "♪"
 _NBSP = "\u00a0"
 
@@ -81,6 +80,8 @@ def word_at_time(starts: Sequence[float], seconds: float) -> int | None:
 
 
 def build_transcript(detail: RecordingDetail) -> TranscriptLayout:
+    """The transcript as paragraphs of HTML, in the shades of the current palette (app.colours)."""
+    shades = colours.current()
     words = detail.words
     story_at = {s.first_word: s for s in detail.stories if s.first_word >= 0}
     segment_starts = {int(s["first_word"]) for s in detail.segments}
@@ -102,12 +103,12 @@ def build_transcript(detail: RecordingDetail) -> TranscriptLayout:
                 paragraphs.append(Paragraph(html.escape(heading), heading=True, first_word=i))
             stamp = clock(w["start"]) + _NBSP + _NBSP
             paragraphs.append(Paragraph("", first_word=i))
-            parts, pos = [f'<span style="color:#78909c">{stamp}</span>'], len(stamp)
+            parts, pos = [f'<span style="color:{shades.timestamp}">{stamp}</span>'], len(stamp)
         else:
             parts.append(" ")
             pos += 1
         while e < len(events) and events[e].start <= w["start"]:
-            marker, n_chars = _event_marker(events[e])
+            marker, n_chars = _event_marker(events[e], shades)
             parts.append(marker + " ")
             pos += n_chars + 1
             e += 1
@@ -117,12 +118,12 @@ def build_transcript(detail: RecordingDetail) -> TranscriptLayout:
         paragraph.lengths.append(len(text))
         place.append((len(paragraphs) - 1, pos))
         lengths.append(len(text))
-        parts.append(_word_html(text, float(w["conf"]), entity_of[i]))
+        parts.append(_word_html(text, float(w["conf"]), entity_of[i], shades))
         pos += len(text)
     if not words:
-        return TranscriptLayout([Paragraph('<span style="color:#78909c">No words were recognised in this recording.</span>')],
-                                [], [])
-    parts += [" " + _event_marker(event)[0] for event in events[e:]]
+        return TranscriptLayout([Paragraph(f'<span style="color:{shades.timestamp}">No words were recognised in this'
+                                           ' recording.</span>')], [], [])
+    parts += [" " + _event_marker(event, shades)[0] for event in events[e:]]
     paragraphs[-1].html = "".join(parts)
     return TranscriptLayout(paragraphs, place, lengths)
 
@@ -135,14 +136,14 @@ def _entity_per_word(entities: Sequence[Span], n_words: int) -> list[str | None]
     return out
 
 
-def _word_html(text: str, conf: float, entity: str | None) -> str:
+def _word_html(text: str, conf: float, entity: str | None, shades: colours.Shades) -> str:
     style = []
-    for bound, colour in CONFIDENCE_SHADES:
-        if conf < bound:
-            style.append(f"color:{colour}")
-            break
-    if entity is not None:
+    low = next((colour for bound, colour in shades.low_confidence if conf < bound), None)
+    if entity is not None:  # a light chip: dark text whatever the palette
+        style.append(f"color:{colours.CHIP_LOW_CONFIDENCE if low else colours.CHIP_TEXT}")
         style.append(f"background-color:{ENTITY_COLOURS.get(entity, ENTITY_COLOURS['OTHER'])}")
+    elif low is not None:
+        style.append(f"color:{low}")
     escaped = html.escape(text)
     if not style:
         return escaped
@@ -150,8 +151,8 @@ def _word_html(text: str, conf: float, entity: str | None) -> str:
     return f'<span style="{"; ".join(style)}"{title}>{escaped}</span>'
 
 
-def _event_marker(event: Span) -> tuple[str, int]:
+def _event_marker(event: Span, shades: colours.Shades) -> tuple[str, int]:
     """HTML of an inline event marker and its plain-text length."""
     text = f"{_EVENT_MARK}{_NBSP}{event.label}"
-    colour = EVENT_COLOURS.get(event.kind, "#546e7a")
+    colour = shades.events.get(event.kind, shades.event_other)
     return f'<span style="color:{colour}; font-style:italic">[{html.escape(text)}]</span>', len(text) + 2

@@ -14,14 +14,20 @@ from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
+from app import colours
 from app.transcript_doc import TranscriptLayout
 
 #: Time spent filling the document per pass of the event loop, seconds.
 FILL_SLICE_SECONDS = 0.025
 #: Most find matches highlighted at once.
 MAX_FIND_HIGHLIGHTS = 2000
-_CURRENT_WORD = QColor("#ffd54f")
-_FIND_MATCH = QColor("#b3e5fc")
+#: Highlights: fixed light backgrounds, text on them in colours.CHIP_TEXT.
+CURRENT_WORD = "#ffd54f"
+FIND_MATCH = "#b3e5fc"
+HIT_WORD = "#ffab91"
+_CURRENT_WORD = QColor(CURRENT_WORD)
+_FIND_MATCH = QColor(FIND_MATCH)
+_HIT_WORD = QColor(HIT_WORD)
 
 
 class TranscriptText(QTextEdit):
@@ -42,6 +48,8 @@ class TranscriptText(QTextEdit):
         self._press: QPoint | None = None
         self._current: list[QTextEdit.ExtraSelection] = []
         self._matches: list[QTextEdit.ExtraSelection] = []
+        self._hit_words: list[int] = []  # words a search hit matched, marked until the next hit
+        self._hit: list[QTextEdit.ExtraSelection] = []
         self._current_word: int | None = None
         self._fill_timer = QTimer(self, singleShot=True, interval=0)
         self._fill_timer.timeout.connect(self._fill)
@@ -50,7 +58,7 @@ class TranscriptText(QTextEdit):
         self._heading.setBottomMargin(2)
         self._heading_chars = QTextCharFormat()
         self._heading_chars.setFontWeight(QFont.Weight.DemiBold)
-        self._heading_chars.setForeground(QColor("#37474f"))
+        self._heading_chars.setForeground(QColor(colours.current().heading))
         self._body = QTextBlockFormat()
         self._body.setTopMargin(3)
 
@@ -58,9 +66,11 @@ class TranscriptText(QTextEdit):
 
     def show_layout(self, layout: TranscriptLayout) -> None:
         self._fill_timer.stop()
+        self._heading_chars.setForeground(QColor(colours.current().heading))
         self.layout_ = layout
         self._loaded = 0
         self._current, self._matches, self._current_word = [], [], None
+        self._hit, self._hit_words = [], []
         self.clear()
         self._fill()
 
@@ -69,6 +79,7 @@ class TranscriptText(QTextEdit):
         self.layout_ = None
         self._loaded = 0
         self._current, self._matches, self._current_word = [], [], None
+        self._hit, self._hit_words = [], []
         self.clear()
 
     def is_filled(self) -> bool:
@@ -95,6 +106,8 @@ class TranscriptText(QTextEdit):
             self._loaded += 1
         if self._loaded < len(layout.paragraphs):
             self._fill_timer.start()
+        elif self._hit_words:
+            self._refresh_hit_words(scroll=True)
         else:
             self._apply_selections()
             self.filled.emit()
@@ -146,15 +159,44 @@ class TranscriptText(QTextEdit):
             sel.cursor = self.word_cursor(index)  # type: ignore[attr-defined]
             fmt = QTextCharFormat()
             fmt.setBackground(_CURRENT_WORD)
+            fmt.setForeground(QColor(colours.CHIP_TEXT))  # a light highlight: dark text whatever the palette
             sel.format = fmt  # type: ignore[attr-defined]
             self._current = [sel]
             if follow:
                 self._keep_visible(sel.cursor)  # type: ignore[attr-defined]
         self._apply_selections()
 
+    def mark_hit_words(self, indices: list[int], *, scroll: bool = True) -> None:
+        """Mark the words a search hit matched (bold, underlined, highlighted) and show the first.
+
+        Words not yet in the document are marked when their paragraph arrives."""
+        self._hit_words = list(indices)
+        self._refresh_hit_words(scroll=scroll)
+
+    def hit_words(self) -> list[int]:
+        """The word indices currently marked as a search hit's matches."""
+        return list(self._hit_words)
+
+    def _refresh_hit_words(self, *, scroll: bool) -> None:
+        fmt = QTextCharFormat()
+        fmt.setBackground(_HIT_WORD)
+        fmt.setForeground(QColor(colours.CHIP_TEXT))
+        fmt.setFontWeight(QFont.Weight.Bold)
+        fmt.setFontUnderline(True)
+        self._hit = []
+        for index in self._hit_words:
+            if self.word_loaded(index):
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor, sel.format = self.word_cursor(index), fmt  # type: ignore[attr-defined]
+                self._hit.append(sel)
+        if scroll and self._hit:
+            self._keep_visible(self._hit[0].cursor)  # type: ignore[attr-defined]
+        self._apply_selections()
+
     def set_matches(self, cursors: list[QTextCursor]) -> None:
         fmt = QTextCharFormat()
         fmt.setBackground(_FIND_MATCH)
+        fmt.setForeground(QColor(colours.CHIP_TEXT))
         self._matches = []
         for c in cursors[:MAX_FIND_HIGHLIGHTS]:
             sel = QTextEdit.ExtraSelection()
@@ -163,7 +205,7 @@ class TranscriptText(QTextEdit):
         self._apply_selections()
 
     def _apply_selections(self) -> None:
-        self.setExtraSelections(self._matches + self._current)
+        self.setExtraSelections(self._matches + self._hit + self._current)
 
     def _keep_visible(self, cursor: QTextCursor) -> None:
         rect = self.cursorRect(cursor)

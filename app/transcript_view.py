@@ -9,10 +9,12 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
+from app import colours
 from app.data import RecordingDetail
 from app.transcript_doc import ENTITY_COLOURS, TranscriptLayout, build_transcript, word_at_time
 from app.transcript_text import MAX_FIND_HIGHLIGHTS, TranscriptText
@@ -96,6 +98,9 @@ class TranscriptPanel(QWidget):
         self.title = QLabel("Open a recording from the library, or search.")
         self.title.setAccessibleName("Transcript title")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        # A long title may be cut rather than widen the window past a small screen.
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setMinimumWidth(80)
         self.follow = QCheckBox("Follow playback")
         self.follow.setChecked(True)
         self.follow.setAccessibleName("Follow playback in the transcript")
@@ -160,5 +165,7 @@ class TranscriptPanel(QWidget):
 
 def _legend_html() -> str:
     shown = ("PERSON", "LOCATION", "ORGANIZATION")
-    chips = " ".join(f'<span style="background-color:{ENTITY_COLOURS[t]}">&nbsp;{t.lower()}&nbsp;</span>' for t in shown)
-    return f'<span style="color:#616161">low confidence</span> &nbsp;{chips}'
+    chips = " ".join(f'<span style="color:{colours.CHIP_TEXT}; background-color:{ENTITY_COLOURS[t]}">'
+                     f'&nbsp;{t.lower()}&nbsp;</span>' for t in shown)
+    low = colours.current().low_confidence[-1][1]
+    return f'<span style="color:{low}">low confidence</span> &nbsp;{chips}'

@@ -9,7 +9,10 @@ Xvfb (started here unless ``DISPLAY`` is set; ``--offscreen`` renders without
 X), runs the evaluation panels on small sample files, and saves one PNG per
 panel in ``--out``.
 
-Run: ``.venv/bin/python -m tools.screenshots [--out DIR] [--demo DIR] [--offscreen]``.
+``--docs`` takes only the three pictures docs/ shows (the empty library, a search hit playing
+from its word with the matches marked, dark mode), at 1024x700, and writes them into docs/.
+
+Run: ``.venv/bin/python -m tools.screenshots [--out DIR] [--demo DIR] [--offscreen] [--docs]``.
 """
 
 from __future__ import annotations
@@ -44,12 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "earshot-screenshots")
     ap.add_argument("--demo", type=Path, default=Path(tempfile.gettempdir()) / "earshot-demo")
     ap.add_argument("--offscreen", action="store_true", help="render with Qt's offscreen platform instead of X")
+    ap.add_argument("--docs", action="store_true", help="only the pictures of docs/, written there")
     args = ap.parse_args(argv)
     os.environ["EARSHOT_DATA_DIR"] = str(args.demo / "data")
     os.environ["EARSHOT_CACHE_DIR"] = str(args.demo / "cache")
     db = build_demo(args.demo)
     with _display(args.offscreen):
-        paths = take_screenshots(db, args.demo, args.out)
+        paths = docs_screenshots(db, args.demo, REPO / "docs") if args.docs else take_screenshots(db, args.demo, args.out)
     for p in paths:
         print(p)
     return 0
@@ -121,6 +125,74 @@ def _display(offscreen: bool) -> Iterator[None]:
     finally:
         proc.terminate()
         proc.wait(5)
+
+
+DOCS_SIZE = (1024, 700)
+
+
+def docs_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
+    """The empty library, a search hit landing on its word, and dark mode, at 1024x700."""
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+    from app.tasks import TaskPool
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("Earshot")
+    app.setStyle("Fusion")
+    saved: list[Path] = []
+
+    def shot(window: MainWindow, name: str) -> None:
+        _settle(app, 0.5)
+        path = out / f"{name}.png"
+        window.grab().save(str(path))
+        saved.append(path)
+
+    empty = MainWindow(demo / "empty-library.sqlite", pool=TaskPool())
+    empty.resize(*DOCS_SIZE)
+    empty.show()
+    _settle(app, 1.0)
+    shot(empty, "screenshot-empty-library")
+    empty.close()
+
+    from engine.index.store import Store
+
+    with Store(db) as store:
+        words = store.words(int(store.recordings()[0]["id"]))
+    query = next((w["text"] for w in words if w["text"] in ("okafor", "bridge", "airways", "frog")),
+                 _a_recognised_word(words))
+
+    def hit_window(name: str) -> None:
+        window = MainWindow(db, pool=TaskPool())
+        window.resize(*DOCS_SIZE)
+        window.show()
+        _settle(app, 1.0)
+        window.focus_search()
+        window.search_panel.query.setText(query)
+        _wait(app, lambda: window.search_panel.model.rowCount() > 0)
+        panel = window.search_panel
+        panel.table.selectRow(0)
+        panel.play_requested.emit(panel.model.hits[0])
+        _wait(app, lambda: bool(window.view.transcript.text.hit_words()) and window.view.transcript.text.is_filled())
+        _settle(app, 1.5)
+        window.player.pause()
+        shot(window, name)
+        window.close()
+
+    hit_window("screenshot-search-hit")
+    dark = QPalette()
+    for role, colour in ((QPalette.ColorRole.Window, "#353535"), (QPalette.ColorRole.WindowText, "#eeeeee"),
+                         (QPalette.ColorRole.Base, "#2b2b2b"), (QPalette.ColorRole.AlternateBase, "#353535"),
+                         (QPalette.ColorRole.Text, "#eeeeee"), (QPalette.ColorRole.Button, "#353535"),
+                         (QPalette.ColorRole.ButtonText, "#eeeeee"), (QPalette.ColorRole.Highlight, "#2a82da"),
+                         (QPalette.ColorRole.HighlightedText, "#000000"), (QPalette.ColorRole.ToolTipBase, "#353535"),
+                         (QPalette.ColorRole.ToolTipText, "#eeeeee"), (QPalette.ColorRole.PlaceholderText, "#9e9e9e")):
+        dark.setColor(role, QColor(colour))
+    app.setPalette(dark)
+    hit_window("screenshot-dark-mode")
+    _settle(app, 0.3)
+    return saved
 
 
 def take_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:

@@ -23,6 +23,7 @@ log = logging.getLogger("earshot")
 #: Modules whose ``register`` adds subcommands, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "engine.cli.ingest_cmd",
+    "engine.cli.import_cmd",
     "engine.cli.library_cmd",
     "engine.cli.search_cmd",
     "engine.cli.models_cmd",

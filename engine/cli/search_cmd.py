@@ -65,7 +65,9 @@ def _measure_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    from engine.search import SearchFilters, search
+    import sys
+
+    from engine.search import SearchFilters, explain, search
 
     with open_store(args) as store:
         recordings = tuple(int(store.recording(r)["id"]) for r in args.recording)
@@ -73,6 +75,9 @@ def run_search(args: argparse.Namespace) -> int:
                                 recordings=recordings, date_from=args.date_from, date_to=args.date_to)
         hits = search(store, args.query, model=args.model, limit=args.limit, filters=filters,
                       hotspot_weight=args.hotspot)
+        note = explain(store, args.query).message()
+    if note:
+        print(note, file=sys.stderr if args.json else sys.stdout)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=1))
         return 0
@@ -81,7 +86,7 @@ def run_search(args: argparse.Namespace) -> int:
         return 0
     for h in hits:
         events = "  [" + ", ".join(f"{e.type} {clock(e.start, decimals=2)}" for e in h.events) + "]" if h.events else ""
-        print(f"{h.name}  {clock(h.start, decimals=2)}-{clock(h.end, decimals=2)}  {h.score:.3f}  {h.snippet}{events}")
+        print(f"{h.name}  {clock(h.play_from, decimals=2)}-{clock(h.end, decimals=2)}  {h.score:.3f}  {h.snippet}{events}")
     return 0
 
 

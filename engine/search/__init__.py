@@ -14,15 +14,19 @@ hot-spot blend and the evaluation.
 from engine.search.config import DEFAULT_MODEL, MODELS
 from engine.search.index import index_passages, transcript_text
 from engine.search.models import ModelParams
-from engine.search.query import Event, Hit, SearchFilters, search
+from engine.search.query import Event, Hit, MatchedWord, QueryReport, SearchFilters, did_you_mean, explain, search
 
 __all__ = [
     "DEFAULT_MODEL",
     "MODELS",
     "Event",
     "Hit",
+    "MatchedWord",
     "ModelParams",
+    "QueryReport",
     "SearchFilters",
+    "did_you_mean",
+    "explain",
     "index_passages",
     "search",
     "transcript_text",

@@ -75,6 +75,38 @@ EVENT_MARGIN_SECONDS = 5.0
 #: log(RATE_SCALE), capped at 1 (1.5: half again as fast or slow scores 1).
 RATE_SCALE = 1.5
 
+#: A hit plays from its first matched word less this lead-in (seconds), so the listener
+#: hears the word arrive rather than land mid-syllable.
+LEAD_IN_SECONDS = 1.0
+#: A hit plays from the first word of its densest run of matched words: the most within
+#: this many words (a story's own words cluster; a stray query word elsewhere does not).
+ANCHOR_WORDS = 30
+#: Matched words listed (with their times) per hit.
+MAX_MATCHED_WORDS = 50
+
+#: Search as you type: a word not yet ended by a space stands for this many of the
+#: library's commonest words that begin with it.
+PREFIX_TERMS = 8
+#: "Did you mean": library words within this many characters of an unknown word's
+#: length, sharing its first or last letter, with difflib similarity at least this.
+SUGGEST_LENGTH_SPREAD = 2
+SUGGEST_MIN_SIMILARITY = 0.75
+
+#: Teasers and promos ("coming up, rebuilding New Orleans ...") match a story's words but are
+#: not the story. A unit is a teaser when its document (story) has fewer than
+#: ``TEASER_SHORT_DOC_TOKENS`` stopped tokens, or a cue below ends at most
+#: ``TEASER_CUE_WORDS`` words before one of its matched words; its model score (a log
+#: probability for the language models) drops by ``TEASER_PENALTY``. 0 turns it off.
+TEASER_SHORT_DOC_TOKENS = 25
+TEASER_CUE_WORDS = 12
+TEASER_PENALTY = 1.0
+TEASER_CUES = (
+    "coming up", "still ahead", "when we return", "when we come back", "after the break", "after this break",
+    "stay with us", "up next", "next on", "later in the show", "later tonight", "later in this", "don't go away",
+    "stick around", "right after this", "we'll be right back", "be right back", "tonight at", "just ahead",
+    "also ahead", "coming next", "next hour", "tomorrow on",
+)
+
 #: Snippet: this many words around the densest cluster of query words.
 SNIPPET_WORDS = 32
 SNIPPET_MARKS = ("[", "]")

@@ -288,6 +288,33 @@ def terms_by_text(store: Store, texts: Sequence[str]) -> dict[str, tuple[int, in
     return {r[0]: (int(r[1]), int(r[2]), int(r[3])) for r in rows}
 
 
+def terms_with_prefix(store: Store, prefix: str, *, limit: int) -> list[tuple[str, int]]:
+    """The ``limit`` commonest library terms starting with ``prefix``: (text, cf), commonest first.
+
+    A range scan of the term table's text index (what an FTS5 prefix query does on its own
+    vocabulary), so it costs the same for one letter as for ten.
+    """
+    if not prefix:
+        return []
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    rows = store.conn.execute(
+        "SELECT text, cf FROM search_terms WHERE text >= ? AND text < ? AND cf > 0 ORDER BY cf DESC, text LIMIT ?",
+        [prefix, upper, int(limit)],
+    ).fetchall()
+    return [(str(r[0]), int(r[1])) for r in rows]
+
+
+def terms_like(store: Store, term: str, *, spread: int) -> list[tuple[str, int]]:
+    """Library terms that may be a misspelling's intended word: within ``spread`` characters of
+    ``term``'s length and sharing its first or its last letter. (text, cf)."""
+    rows = store.conn.execute(
+        "SELECT text, cf FROM search_terms WHERE cf > 0 AND length(text) BETWEEN ? AND ?"
+        " AND (substr(text, 1, 1) = ? OR substr(text, -1, 1) = ?)",
+        [len(term) - spread, len(term) + spread, term[:1], term[-1:]],
+    ).fetchall()
+    return [(str(r[0]), int(r[1])) for r in rows]
+
+
 def collection_frequencies(store: Store, term_ids: np.ndarray) -> np.ndarray:
     """cf of each term id (0 for unknown ids), in the order given."""
     rows = store.conn.execute(
@@ -448,6 +475,17 @@ def word_texts(store: Store, ranges: Sequence[tuple[int, int, int]]) -> list[tup
     """Words of each ``(recording id, first word, last word)`` range: (range number, word index, text)."""
     return store.conn.execute(
         "SELECT j.key, w.idx, w.text FROM json_each(?) j JOIN words w"
+        " ON w.recording_id = json_extract(j.value, '$[0]')"
+        " AND w.idx BETWEEN json_extract(j.value, '$[1]') AND json_extract(j.value, '$[2]')"
+        " ORDER BY j.key, w.idx",
+        [json.dumps([list(r) for r in ranges])],
+    ).fetchall()
+
+
+def word_rows(store: Store, ranges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, float, float, str]]:
+    """Words of each ``(recording id, first word, last word)`` range: (range number, index, start, end, text)."""
+    return store.conn.execute(
+        "SELECT j.key, w.idx, w.start, w.end, w.text FROM json_each(?) j JOIN words w"
         " ON w.recording_id = json_extract(j.value, '$[0]')"
         " AND w.idx BETWEEN json_extract(j.value, '$[1]') AND json_extract(j.value, '$[2]')"
         " ORDER BY j.key, w.idx",

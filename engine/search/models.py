@@ -51,6 +51,8 @@ class ModelParams:
     candidate_blocks: int = config.CANDIDATE_BLOCKS
     candidate_docs: int = config.CANDIDATE_DOCS
     candidate_block_budget: int = config.CANDIDATE_BLOCK_BUDGET
+    #: Score taken off teasers and promos (see ``config.TEASER_*``); 0 = off.
+    teaser_penalty: float = config.TEASER_PENALTY
 
     def __post_init__(self) -> None:
         if not 0 < self.ql_collection_weight <= 1:
@@ -61,6 +63,8 @@ class ModelParams:
         for name in ("rm_collection_weight", "rm_query_weight"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ParameterError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        if self.teaser_penalty < 0:
+            raise ParameterError(f"teaser_penalty must be >= 0, got {self.teaser_penalty}")
         if self.mm_feedback not in ("passages", "docs"):
             raise ParameterError(f"mm_feedback must be 'passages' or 'docs', got {self.mm_feedback!r}")
         if min(self.rm_feedback, self.rm_terms, self.candidate_blocks, self.candidate_docs) < 1:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from engine.index.store import Store
 from engine.search import config, hotspot, index
 from engine.search.candidates import CandidateLimits, Candidates, gather
 from engine.search.models import ModelParams, QueryStats, Ranking, rank
-from engine.search.text import fts_match, query_terms
+from engine.search.text import ParsedQuery, fts_match, parse_query
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,40 @@ class Event:
 
 
 @dataclass(frozen=True)
+class MatchedWord:
+    """A word of a hit that matched the query: its index in the recording, seconds, text."""
+
+    word: int
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
+class QueryReport:
+    """How a query was read: what was searched for, what was left out and why."""
+
+    terms: tuple[str, ...]  # the library terms searched for (prefix expansions included)
+    ignored: tuple[str, ...]  # words too common or too short to search for
+    unknown: tuple[str, ...]  # words the library never heard
+    suggestions: dict[str, str]  # unknown word -> the closest word the library has
+    expansions: tuple[str, ...]  # what the word being typed was read as
+    phrases: tuple[str, ...]  # quoted phrases, words joined by spaces
+
+    def message(self) -> str:
+        """One line for the user ("" when everything was searched for as typed)."""
+        parts = []
+        if self.ignored:
+            parts.append("ignored " + ", ".join(f"“{w}”" for w in self.ignored) + " (too common to search for)")
+        for word in self.unknown:
+            hint = self.suggestions.get(word)
+            parts.append(f"“{word}” is not in any transcript" + (f" — did you mean “{hint}”?" if hint else ""))
+        if self.expansions:
+            parts.append("completing as " + ", ".join(self.expansions))
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
 class Hit:
     """One result: play ``path`` from ``start`` to ``end`` seconds."""
 
@@ -86,6 +121,11 @@ class Hit:
     text_score: float
     features: dict[str, float] = field(default_factory=dict)
     events: tuple[Event, ...] = ()
+    #: Where to play from: the first word of the densest run of matched words less
+    #: ``config.LEAD_IN_SECONDS``, never before ``start`` (the lead-in stays in the hit).
+    play_from: float = 0.0
+    #: The query words in the hit, in order (at most ``config.MAX_MATCHED_WORDS``).
+    matches: tuple[MatchedWord, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,8 +133,12 @@ class Hit:
 
 def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit: int = 20,
            filters: SearchFilters | None = None, hotspot_weight: float | None = None, snippets: bool = True,
-           params: ModelParams | None = None) -> list[Hit]:
+           params: ModelParams | None = None, prefix: bool = False) -> list[Hit]:
     """The best ``limit`` passages for ``query`` under ``model`` (one of ``config.MODELS``).
+
+    Quoted words (``"new orleans"``) must occur together, stop words between them skipped.
+    With ``prefix`` (search as you type) a last word not yet followed by a space also
+    matches the library's commonest words that begin with it (``config.PREFIX_TERMS``).
 
     ``hotspot_weight`` (default ``config.HOTSPOT_WEIGHT``; 0 = text only) blends
     in the audio around each passage. ``snippets=False`` skips snippets and
@@ -109,14 +153,14 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
         raise ParameterError(f"hot-spot weight must be >= 0, got {weight}")
     params = params or ModelParams()
     filt = filters.to_index() if filters else None
-    counted = query_terms(query)
-    known = index.terms_by_text(store, list(counted))
-    if not known:
+    plan = _plan(store, parse_query(query, prefix=prefix))
+    if plan is None:
         return []
-    texts = sorted(known)
+    weights, known, phrases = plan
+    texts = sorted(weights)
     stats = QueryStats(
         term_ids=np.array([known[t][0] for t in texts], dtype=np.int64),
-        query_tf=np.array([counted[t] for t in texts], dtype=np.float64),
+        query_tf=np.array([weights[t] for t in texts], dtype=np.float64),
         cf=np.array([known[t][1] for t in texts], dtype=np.float64),
         df=np.array([known[t][2] for t in texts], dtype=np.float64),
         totals=index.corpus_totals(store),
@@ -124,17 +168,29 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
     )
     limits = CandidateLimits(params.candidate_blocks, params.candidate_docs, params.candidate_block_budget)
     cands = None
-    for plan in match_expressions(texts, stats.df, stats.totals.n_passages):
-        cands = gather(store, plan, limits=limits, filters=filt, with_word_chars=model == "qwd")
+    if phrases:
+        # The full-text index keeps no positions: it finds blocks with every phrase word, and
+        # _has_phrases keeps the units where they stand together.
+        plans = [[(fts_match(sorted({t for p in phrases for t in p}), every=True), float(len(phrases)))]]
+    else:
+        plans = match_expressions(texts, stats.df, stats.totals.n_passages)
+    for plan_k in plans:
+        cands = gather(store, plan_k, limits=limits, filters=filt, with_word_chars=model == "qwd")
         if cands is not None:
             break
     if cands is None:
         return []
+    phrase_ids = [np.array([known[t][0] for t in p], dtype=np.int64) for p in phrases]
+    marked = _marked_tokens(cands.tokens["term"], stats.term_ids, phrase_ids)
     ranking = rank(cands, stats, model, params)
+    if phrases and len(ranking):
+        ranking = ranking.take(np.flatnonzero(_has_phrases(cands.tokens["term"], phrase_ids, ranking)))
     if filters is not None and filters.needs_block_check and len(ranking):
         ranking = ranking.take(np.flatnonzero(_passes(store, cands, ranking, filters)))
     if not len(ranking):
         return []
+    if params.teaser_penalty > 0:
+        _down_weight_teasers(store, ranking, cands, marked, params.teaser_penalty, max(config.HOTSPOT_DEPTH, limit))
     order = np.argsort(-ranking.score, kind="stable")
     head = order[: max(config.HOTSPOT_DEPTH, limit)] if weight > 0 else order[:limit]
     _resolve_times(store, ranking, head)
@@ -146,7 +202,139 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
         features = {k: _scatter(v, head, len(ranking)) for k, v in features.items()}
         order = np.concatenate([head[np.argsort(-final[head], kind="stable")], order[len(head):]])
     pieces = _without_overlaps(ranking, cands, order, limit)
-    return _hits(store, ranking, cands, pieces, final, features, model, texts, stats.term_ids, snippets)
+    hits = _hits(store, ranking, cands, pieces, final, features, model, marked, snippets)
+    return [h for h in hits if h.matches] if phrases else hits  # a piece cut off its phrase
+
+
+def explain(store: Store, query: str, *, prefix: bool = False) -> QueryReport:
+    """How :func:`search` reads ``query``: ignored words, unknown words with a "did you mean"
+    from the library's own vocabulary, and what a word being typed is completed to. Read-only."""
+    parsed = parse_query(query, prefix=prefix)
+    known = index.terms_by_text(store, list(parsed.terms))
+    expansions: tuple[str, ...] = ()
+    if parsed.partial is not None:
+        expansions = tuple(t for t, _ in index.terms_with_prefix(store, parsed.partial, limit=config.PREFIX_TERMS))
+    unknown = tuple(dict.fromkeys(t for t in parsed.terms if t not in known
+                                  and not (t == parsed.partial and expansions)))
+    suggestions = {}
+    for word in unknown:
+        hint = did_you_mean(store, word)
+        if hint:
+            suggestions[word] = hint
+    shown = expansions if parsed.partial is not None and expansions != (parsed.partial,) else ()
+    return QueryReport(terms=tuple(t for t in dict.fromkeys(parsed.terms) if t in known) + tuple(
+                           e for e in expansions if e not in known),
+                       ignored=parsed.ignored, unknown=unknown, suggestions=suggestions, expansions=shown,
+                       phrases=tuple(" ".join(p) for p in parsed.phrases))
+
+
+def did_you_mean(store: Store, word: str) -> str | None:
+    """The library word closest to ``word`` (difflib ratio >= ``config.SUGGEST_MIN_SIMILARITY``,
+    ties to the commoner word), or None."""
+    pool = index.terms_like(store, word, spread=config.SUGGEST_LENGTH_SPREAD)
+    best: tuple[float, int, str] | None = None
+    matcher = difflib.SequenceMatcher(b=word, autojunk=False)
+    for text, cf in pool:
+        matcher.set_seq1(text)
+        if matcher.real_quick_ratio() < config.SUGGEST_MIN_SIMILARITY or matcher.quick_ratio() < config.SUGGEST_MIN_SIMILARITY:
+            continue
+        ratio = matcher.ratio()
+        if ratio >= config.SUGGEST_MIN_SIMILARITY and (best is None or (ratio, cf) > best[:2]):
+            best = (ratio, cf, text)
+    return None if best is None else best[2]
+
+
+def _plan(store: Store, parsed: ParsedQuery
+          ) -> tuple[dict[str, float], dict[str, tuple[int, int, int]], list[tuple[str, ...]]] | None:
+    """Query weights by term, the terms' (id, cf, df), and the phrases; None when nothing can match.
+
+    A partial last word stands for its ``config.PREFIX_TERMS`` commonest completions in the
+    library, sharing its weight; a phrase with a word the library lacks matches nothing.
+    """
+    weights: dict[str, float] = {}
+    for t in parsed.terms:
+        weights[t] = weights.get(t, 0.0) + 1.0
+    if parsed.partial is not None:
+        done = index.terms_with_prefix(store, parsed.partial, limit=config.PREFIX_TERMS)
+        if done:
+            share = weights.pop(parsed.partial) / len(done)
+            for t, _ in done:
+                weights[t] = weights.get(t, 0.0) + share
+    known = index.terms_by_text(store, list(weights))
+    phrases = list(parsed.phrases)
+    if any(t not in known for p in phrases for t in p):
+        return None
+    weights = {t: w for t, w in weights.items() if t in known}
+    return (weights, known, phrases) if weights else None
+
+
+_CUE_WORDS = [tuple(c.split()) for c in config.TEASER_CUES]
+
+
+def _down_weight_teasers(store: Store, ranking: Ranking, cands: Candidates, marked: np.ndarray, penalty: float,
+                         depth: int) -> None:
+    """Lower the score of the best ``depth`` units that look like teasers or promos, in place.
+
+    A teaser is a unit of a very short story, or one whose matched word follows a cue
+    ("coming up", "still ahead", ...) within ``config.TEASER_CUE_WORDS`` words.
+    """
+    rows = np.argsort(-ranking.score, kind="stable")[:depth]
+    doc_tokens = cands.docs["tok_hi"] - cands.docs["tok_lo"]
+    has_story = cands.docs["story_idx"] >= 0
+    doc = ranking.doc[rows]
+    teaser = has_story[doc] & (doc_tokens[doc] < config.TEASER_SHORT_DOC_TOKENS)
+    reach = config.TEASER_CUE_WORDS + max(len(c) for c in _CUE_WORDS)
+    windows, firsts = [], []
+    for r in rows:
+        lo, hi = ranking.tok_lo[r], ranking.tok_hi[r]
+        pos = cands.tokens["position"][lo:hi][marked[lo:hi]]
+        pos = pos[(pos >= ranking.first_word[r]) & (pos <= ranking.last_word[r])]
+        first = int(pos[0]) if len(pos) else int(ranking.first_word[r])
+        firsts.append(first)
+        windows.append((int(ranking.recording_id[r]), max(0, first - reach), first))
+    texts: list[list[str]] = [[] for _ in rows]
+    for key, _, text in index.word_texts(store, windows):
+        texts[key].append(str(text).lower().strip(".,!?;:\"'"))
+    for k in range(len(rows)):
+        words = texts[k]
+        teaser[k] |= any(words[i : i + len(c)] == list(c) and len(words) - (i + len(c)) <= config.TEASER_CUE_WORDS
+                         for c in _CUE_WORDS for i in range(len(words) - len(c) + 1))
+    ranking.score[rows] -= penalty * teaser
+
+
+def _marked_tokens(term: np.ndarray, term_ids: np.ndarray, phrase_ids: list[np.ndarray]) -> np.ndarray:
+    """Which candidate tokens match the query, shape (n_tokens,) bool: every token of a phrase
+    occurrence, and any query term that is not part of a phrase."""
+    in_phrase = np.concatenate(phrase_ids) if phrase_ids else np.array([], dtype=np.int64)
+    marked = np.isin(term, np.setdiff1d(term_ids, in_phrase))
+    for ids in phrase_ids:
+        starts = _phrase_starts(term, ids)
+        for k in range(len(ids)):
+            marked[np.flatnonzero(starts) + k] = True
+    return marked
+
+
+def _phrase_starts(term: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Tokens where the consecutive terms ``ids`` begin, shape (n_tokens,) bool."""
+    n, k = len(term), len(ids)
+    starts = np.zeros(n, dtype=bool)
+    if n < k:
+        return starts
+    ok = term[: n - k + 1] == ids[0]
+    for j in range(1, k):
+        ok &= term[j : n - k + 1 + j] == ids[j]
+    starts[: n - k + 1] = ok
+    return starts
+
+
+def _has_phrases(term: np.ndarray, phrase_ids: list[np.ndarray], ranking: Ranking) -> np.ndarray:
+    """Units holding every phrase whole, shape (len(ranking),) bool."""
+    ok = np.ones(len(ranking), dtype=bool)
+    for ids in phrase_ids:
+        cum = np.concatenate([[0], np.cumsum(_phrase_starts(term, ids))])
+        last_start = np.maximum(ranking.tok_hi - len(ids) + 1, ranking.tok_lo)
+        ok &= cum[last_start] - cum[ranking.tok_lo] > 0
+    return ok
 
 
 # -- steps --------------------------------------------------------------------------
@@ -249,8 +437,7 @@ def _without_overlaps(ranking: Ranking, cands: Candidates, order: np.ndarray, li
 
 
 def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]], final: np.ndarray,
-          features: dict[str, np.ndarray], model: str, terms: list[str], term_ids: np.ndarray, snippets: bool
-          ) -> list[Hit]:
+          features: dict[str, np.ndarray], model: str, marked: np.ndarray, snippets: bool) -> list[Hit]:
     if not pieces:
         return []
     b = cands.blocks
@@ -267,7 +454,9 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
     recs = ranking.recording_id[rows]
     info = index.recordings_by_id(store, [int(r) for r in recs])
     story = cands.docs["story_idx"][ranking.doc[rows]]
-    texts = _snippets(store, ranking, cands, pieces, spans, term_ids) if snippets else [""] * len(pieces)
+    matched = _matched_positions(ranking, cands, pieces, spans, marked)
+    words = _matched_words(store, recs, matched)
+    texts = _snippets(store, ranking, pieces, spans, matched) if snippets else [""] * len(pieces)
     near = _events_near(store, recs, spans) if snippets else [()] * len(pieces)
     hits = []
     for k, (r, _, _) in enumerate(pieces):
@@ -278,20 +467,53 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
             story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
             features={name: float(v[r]) for name, v in features.items()}, events=near[k],
+            play_from=max(start, _anchor(words[k]).start - config.LEAD_IN_SECONDS) if words[k] else start,
+            matches=words[k],
         ))
     return hits
 
 
-def _snippets(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]],
-              spans: list[tuple[int, int, float, float, int, int]], term_ids: np.ndarray) -> list[str]:
+def _matched_positions(ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]],
+                       spans: list[tuple[int, int, float, float, int, int]], marked: np.ndarray) -> list[np.ndarray]:
+    """Word indices (sorted, unique) of the query words inside each hit's span."""
+    out = []
+    for k, (r, _, _) in enumerate(pieces):
+        first, last = spans[k][0], spans[k][1]
+        lo, hi = ranking.tok_lo[r], ranking.tok_hi[r]
+        pos = cands.tokens["position"][lo:hi][marked[lo:hi]]
+        out.append(np.unique(pos[(pos >= first) & (pos <= last)]))
+    return out
+
+
+def _anchor(words: tuple[MatchedWord, ...]) -> MatchedWord:
+    """The word a hit plays from: the first of its densest run of matched words (most matches
+    within ``config.ANCHOR_WORDS`` words), so a lone query word at the tail of the story
+    before, or in a teaser, does not take the listener there."""
+    idx = np.array([w.word for w in words])
+    counts = np.searchsorted(idx, idx + config.ANCHOR_WORDS, "left") - np.arange(len(idx))
+    return words[int(np.argmax(counts))]
+
+
+def _matched_words(store: Store, recs: np.ndarray, matched: list[np.ndarray]) -> list[tuple[MatchedWord, ...]]:
+    """The first ``config.MAX_MATCHED_WORDS`` matched words of each hit with their times and text."""
+    ranges = [(int(rec), int(pos[0]), int(pos[: config.MAX_MATCHED_WORDS][-1])) if len(pos) else (int(rec), 0, -1)
+              for rec, pos in zip(recs, matched, strict=True)]
+    wanted = [set(pos[: config.MAX_MATCHED_WORDS].tolist()) for pos in matched]
+    out: list[list[MatchedWord]] = [[] for _ in matched]
+    for key, idx, start, end, text in index.word_rows(store, ranges):
+        if idx in wanted[key]:
+            out[key].append(MatchedWord(int(idx), float(start), float(end), str(text)))
+    return [tuple(w) for w in out]
+
+
+def _snippets(store: Store, ranking: Ranking, pieces: list[tuple[int, int, int]],
+              spans: list[tuple[int, int, float, float, int, int]], matched: list[np.ndarray]) -> list[str]:
     """About ``SNIPPET_WORDS`` words of each hit around its densest run of query words, those marked."""
     width = config.SNIPPET_WORDS
     windows, marks = [], []
     for k, (r, _, _) in enumerate(pieces):
         first, last = spans[k][0], spans[k][1]
-        pos = cands.tokens["position"][ranking.tok_lo[r] : ranking.tok_hi[r]]
-        hit = np.isin(cands.tokens["term"][ranking.tok_lo[r] : ranking.tok_hi[r]], term_ids)
-        pos = pos[hit & (pos >= first) & (pos <= last)]
+        pos = matched[k]
         a = first
         if len(pos):
             starts = pos - width // 4

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 _TOKEN = re.compile(r"[^\W_]+")
 
@@ -100,3 +101,53 @@ def query_terms(query: str) -> Counter[str]:
 def fts_match(query_terms: Iterable[str], *, every: bool = False) -> str:
     """An FTS5 MATCH expression asking for any (or, with ``every``, all) of the terms, each quoted."""
     return (" AND " if every else " OR ").join('"' + t.replace('"', '""') + '"' for t in query_terms)
+
+
+_QUOTED = re.compile(r'"([^"]*)"?')
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    """A typed query taken apart.
+
+    ``terms``: the counted terms in order (phrase terms included); ``phrases``: each quoted
+    phrase's counted terms, only those with two or more; ``ignored``: the tokens dropped (stop
+    words, single characters); ``partial``: the last term when it may still be being typed
+    (prefix search), else None.
+    """
+
+    terms: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...]
+    ignored: tuple[str, ...]
+    partial: str | None
+
+
+def parse_query(query: str, *, prefix: bool = False) -> ParsedQuery:
+    """Split ``query`` into terms, quoted phrases and ignored words.
+
+    With ``prefix``, a last term not followed by a space or a closing quote is ``partial``.
+    """
+    all_terms: list[str] = []
+    phrases: list[tuple[str, ...]] = []
+    ignored: list[str] = []
+    pos = 0
+    for m in _QUOTED.finditer(query):
+        _collect(query[pos : m.start()], all_terms, ignored)
+        inner: list[str] = []
+        _collect(m.group(1), inner, ignored)
+        if len(inner) > 1:
+            phrases.append(tuple(inner))
+        all_terms += inner
+        pos = m.end()
+    _collect(query[pos:], all_terms, ignored)
+    partial = None
+    if prefix and all_terms and query[-1:].isalnum() and query.count('"') % 2 == 0:
+        last = normalise(_TOKEN.findall(query)[-1])
+        partial = last if last == all_terms[-1] else None
+    return ParsedQuery(tuple(all_terms), tuple(phrases), tuple(dict.fromkeys(ignored)), partial)
+
+
+def _collect(text: str, out: list[str], ignored: list[str]) -> None:
+    for tok in tokens(text):
+        (out if is_term(tok) else ignored).append(tok)
+

@@ -56,7 +56,8 @@ def test_tab_order_in_the_library_and_search(qtbot, make_window, tmp_path: Path)
     for _ in range(3):
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
         order.append(QApplication.focusWidget())
-    assert order == [panel.status_filter, panel.table, panel.add_button]
+    # An empty library shows its empty state where the table would be.
+    assert order == [panel.status_filter, panel.empty.add_button, panel.empty.sample_button]
     window.focus_search()
     search = window.search_panel
     order = []

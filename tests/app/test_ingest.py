@@ -95,6 +95,8 @@ def test_cancel_a_running_ingest(qtbot, make_window, tmp_path: Path, one_story: 
         assert store.recordings() == []
         assert [j["status"] for j in store.jobs()] == ["cancelled"]
     window.refresh()
+    assert window.library_panel.proxy.rowCount() == 0  # a cancelled file is not a recording ...
+    window.library_panel.status_filter.setCurrentText("Problems")  # ... it waits under Problems, with Retry
     assert window.library_panel.proxy.index(0, 4).data() == "cancelled: cancelled"
 
 
@@ -127,6 +129,7 @@ def test_a_corrupt_file_fails_on_its_row_with_the_reason(qtbot, make_window, tmp
     assert reason in window.log.toPlainText()
     assert reason in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: window.library.rowCount() == 1)
+    window.library_panel.status_filter.setCurrentText("Problems")
     assert window.library_panel.proxy.index(0, 4).data() == f"failed: {reason}"
 
 

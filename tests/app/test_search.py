@@ -47,7 +47,7 @@ def test_search_as_you_type_runs_once_per_pause(qtbot, make_window, library: Pat
     assert "music" in window.search_panel.model.index(0, 3).data()
 
 
-def test_enter_plays_from_the_hot_spot(qtbot, make_window, library: Path) -> None:
+def test_enter_plays_from_the_matched_word(qtbot, make_window, library: Path) -> None:
     window = make_window(library)
     _search(qtbot, window, "okafor")
     panel = window.search_panel
@@ -58,19 +58,25 @@ def test_enter_plays_from_the_hot_spot(qtbot, make_window, library: Path) -> Non
     assert window.player.recording_id == hit.recording_id
     wait_loaded(qtbot, window)
     okafor = next(w for w in window.view.detail.words if w["text"] == "okafor")
-    assert hit.hot_spot == hit.start <= okafor["start"] <= hit.end  # the engine's passage, played from its start
-    assert hit.hot_spot - 0.05 <= window.player.media.position() / 1000 <= hit.hot_spot + 3.0
+    assert hit.matched[0] == (okafor["idx"], okafor["start"])
+    assert hit.hot_spot == pytest.approx(max(hit.start, okafor["start"] - 1.0))  # the lead-in before the word
+    assert hit.hot_spot - 0.05 <= window.player.media.position() / 1000 <= okafor["start"] + 1.0
+    assert window.view.transcript.text.hit_words() == [okafor["idx"]]
 
 
-def test_double_click_plays_too(qtbot, make_window, library: Path) -> None:
+def test_single_and_double_click_play_once(qtbot, make_window, library: Path) -> None:
     window = make_window(library)
     _search(qtbot, window, "airways")
     table = window.search_panel.table
     rect = table.visualRect(window.search_panel.model.index(0, 0))
+    played: list[object] = []
+    window.search_panel.play_requested.connect(played.append)
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.player.recording_id == 1 and len(played) == 1  # one click plays
+    airways = window.search_panel.model.hits[0].matched[0][1]
+    assert window.player.position() == pytest.approx(airways, abs=1.0)  # within 1 s of the matched word
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert window.player.recording_id == 1
-    assert window.player.position() == pytest.approx(window.search_panel.model.hits[0].hot_spot, abs=3.0)
+    assert len(played) == 1  # the double click's activation does not start it again
 
 
 def test_filters_by_recording_event_and_entity(qtbot, make_window, two_recordings: Path) -> None:
@@ -88,6 +94,21 @@ def test_filters_by_recording_event_and_entity(qtbot, make_window, two_recording
     with qtbot.waitSignal(panel.searched):
         panel.entity_filter.setCurrentIndex(panel.entity_filter.findText("Harbour Bridge"))
     assert [h.recording for h in panel.model.hits] == ["evening-news.wav"]
+
+
+def test_typing_finds_words_by_their_beginning(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    hits = _search(qtbot, window, "okaf")
+    assert hits and window.search_panel.model.hits[0].snippet.count("<b>okafor</b>") >= 1
+    assert "Completing as okafor." in window.search_panel.status.text()
+
+
+def test_misspelt_and_stop_word_queries_say_why(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    assert _search(qtbot, window, "the okafr ") == []
+    status = window.search_panel.status.text()
+    assert status.endswith("\nIgnored “the” (too common to search for); “okafr” is not in any transcript"
+                           " — did you mean “okafor”?")
 
 
 def test_a_query_with_fts_syntax_is_taken_as_words(qtbot, make_window, library: Path) -> None:
@@ -111,3 +132,13 @@ def test_hits_carry_the_events_around_them(library: Path) -> None:
         hits = LibraryReader(store).search("profits", SearchFilters(event_type="music"))
     assert len(hits) == 1
     assert {e.kind for e in hits[0].events} == {"music"}
+
+
+def test_enter_keeps_the_unfinished_word_and_a_space_ends_it(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    assert _search(qtbot, window, "okaf")
+    panel = window.search_panel
+    with qtbot.waitSignal(panel.searched):
+        qtbot.keyClick(panel.query, Qt.Key.Key_Return)
+    assert panel.model.hits  # Enter searches what is typed, completions included
+    assert _search(qtbot, window, "okaf ") == []  # a space ends the word

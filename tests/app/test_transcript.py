@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app import dialogs
+from app import colours, dialogs
 from app.transcript_doc import build_transcript
 from engine.index.store import Store
 from tests.app.gui_helpers import open_recording, wait_loaded
@@ -26,7 +26,7 @@ def test_every_word_sits_where_the_layout_says(make_window, qtbot, library: Path
     assert "Story 1 · 0:0" in plain and "Story 2 · " in plain
     assert "[♪ music" in plain  # the music beds, inline
     assert 'background-color:#ffe0b2' in text.layout_.html  # a PERSON mention
-    assert "color:#9e9e9e" in text.layout_.html  # a low-confidence word
+    assert f"color:{colours.LIGHT.low_confidence[0][1]}" in text.layout_.html  # a low-confidence word
 
 
 def test_click_a_word_to_play_from_it(make_window, qtbot, library: Path) -> None:

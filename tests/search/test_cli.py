@@ -101,3 +101,15 @@ def test_eval_run_passages_and_compare(cli, db, tmp_path, capsys):
 def test_bad_usage_is_one_line(cli, db, capsys, argv, code, message):
     assert cli(["--db", str(db), *argv]) == code
     assert message in capsys.readouterr().err
+
+
+def test_search_json_gives_matched_word_times_and_explains_misses(cli, db, capsys):
+    assert cli(["--db", str(db), "search", "quota", "--json"]) == 0
+    hit = json.loads(capsys.readouterr().out)[0]
+    assert [m["text"] for m in hit["matches"]] == ["quota"]
+    assert hit["play_from"] == pytest.approx(max(hit["start"], hit["matches"][0]["start"] - 1.0))
+    assert cli(["--db", str(db), "search", "the fishermn"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "ignored “the” (too common to search for); “fishermn” is not in any transcript" \
+                     " — did you mean “fishermen”?"
+    assert out[1] == "no matches for 'the fishermn'"

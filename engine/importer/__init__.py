@@ -1,0 +1,14 @@
+"""Bringing in transcripts that already exist: subtitles, captions, timed text.
+
+Public API::
+
+    from engine.importer import import_transcript, read_captions
+    rec_id = import_transcript(store, "news.srt", audio="news.mp4")
+
+See :mod:`engine.importer.captions` for the formats.
+"""
+
+from engine.importer.captions import FORMATS, Captions, Cue, read_captions
+from engine.importer.store import import_transcript, matching_audio
+
+__all__ = ["FORMATS", "Captions", "Cue", "import_transcript", "matching_audio", "read_captions"]

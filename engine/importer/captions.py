@@ -1,0 +1,188 @@
+"""Caption and subtitle files as cues of timed text.
+
+Formats, chosen by suffix:
+
+* SubRip ``.srt``: numbered cues, ``00:00:01,000 --> 00:00:04,000``, text lines.
+* WebVTT ``.vtt``: ``WEBVTT`` header, cues with ``00:01.000 --> 00:04.000`` (hours
+  optional) and settings; ``NOTE``/``STYLE``/``REGION`` blocks skipped; tags
+  (``<v Anna>``, ``<c>``, inline times) removed.
+* Timed text ``.txt``: one line per utterance opening with a time, ``[1:02:03.5] text``
+  or ``00:12 text``; a line lasts until the next one starts.
+* NewsScape ``.txt3``: caption rows ``START|END|CC1|TEXT`` with story markers
+  (``SEG_00|Type=Story start`` / ``Type=Commercial``); each marked segment becomes
+  a story; times count from the file's ``TOP`` line (the start of the recording).
+
+Words inside a cue get equal shares of its time, so the first starts with the cue
+and the last ends with it (an SRT written back from the cues has the same times).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import ParameterError
+
+FORMATS = ("srt", "vtt", "txt", "txt3")
+
+_ARROW = re.compile(
+    r"^\s*(?P<a>(?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})\s*-->\s*(?P<b>(?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})(?:\s.*)?$")
+_TAG = re.compile(r"<[^>]*>")
+_TIMED_LINE = re.compile(r"^\s*\[?(?P<t>(?:\d+:)?\d{1,2}:\d{2}(?:[.,]\d+)?)\]?\s+(?P<text>\S.*)$")
+#: Seconds a word of the last line of a timed-text file is assumed to last.
+LAST_LINE_SECONDS_PER_WORD = 0.4
+
+
+@dataclass(frozen=True)
+class Cue:
+    """Text shown from ``start`` to ``end`` seconds."""
+
+    start: float
+    end: float
+    text: str
+
+
+@dataclass
+class Captions:
+    """A caption file's cues (in time order) and the cue index each story starts at (may be empty)."""
+
+    cues: list[Cue]
+    story_starts: list[int] = field(default_factory=list)
+    format: str = ""
+
+
+def read_captions(path: str | Path) -> Captions:
+    """Read a caption or subtitle file by its suffix (one of ``FORMATS``).
+
+    Raises ParameterError naming the file and the line for anything unreadable.
+    """
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise ParameterError(f"{path}: unknown transcript format {path.suffix or '(no suffix)'!r};"
+                             f" expected one of {', '.join('.' + f for f in FORMATS)}")
+    try:
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    reader = {"srt": _subtitles, "vtt": _subtitles, "txt": _timed_text, "txt3": _txt3}[fmt]
+    caps = reader(path, text.splitlines())
+    caps.format = fmt
+    if not caps.cues:
+        raise ParameterError(f"{path}: no timed text found")
+    return caps
+
+
+def parse_time(stamp: str) -> float:
+    """Seconds of ``[h:]mm:ss[.,fff]``."""
+    parts = stamp.replace(",", ".").split(":")
+    seconds = float(parts[-1])
+    minutes = int(parts[-2]) if len(parts) > 1 else 0
+    hours = int(parts[-3]) if len(parts) > 2 else 0
+    return hours * 3600 + minutes * 60 + seconds
+
+
+def _subtitles(path: Path, lines: list[str]) -> Captions:
+    """SRT and WebVTT: blocks separated by blank lines, each with one ``-->`` line."""
+    cues: list[Cue] = []
+    block: list[tuple[int, str]] = []
+    for number, line in enumerate([*lines, ""], 1):
+        if line.strip():
+            block.append((number, line))
+            continue
+        if block:
+            cue = _cue(path, block)
+            if cue is not None:
+                cues.append(cue)
+            block = []
+    return Captions(sorted(cues, key=lambda c: c.start))
+
+
+def _cue(path: Path, block: list[tuple[int, str]]) -> Cue | None:
+    first = block[0][1].strip()
+    if first.startswith(("WEBVTT", "NOTE", "STYLE", "REGION")):
+        return None
+    for k, (number, line) in enumerate(block):
+        m = _ARROW.match(line)
+        if m is None:
+            continue
+        start, end = parse_time(m["a"]), parse_time(m["b"])
+        if end < start:
+            raise ParameterError(f"{path}:{number}: cue ends ({m['b']}) before it starts ({m['a']})")
+        text = " ".join(_TAG.sub("", t).strip() for _, t in block[k + 1 :])
+        return Cue(start, end, " ".join(text.split())) if text.strip() else None
+    if "-->" in "".join(line for _, line in block):
+        number, line = next((n, t) for n, t in block if "-->" in t)
+        raise ParameterError(f"{path}:{number}: cannot read the cue times {line.strip()!r}")
+    return None
+
+
+def _timed_text(path: Path, lines: list[str]) -> Captions:
+    """Lines opening with a time; each lasts until the next."""
+    rows: list[tuple[float, str]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        m = _TIMED_LINE.match(line)
+        if m is None:
+            raise ParameterError(f"{path}:{number}: expected a line like '[00:01:02.5] text', got {line.strip()[:40]!r}")
+        rows.append((parse_time(m["t"]), " ".join(m["text"].split())))
+    rows.sort(key=lambda r: r[0])
+    cues = []
+    for k, (start, text) in enumerate(rows):
+        end = rows[k + 1][0] if k + 1 < len(rows) else start + LAST_LINE_SECONDS_PER_WORD * len(text.split())
+        cues.append(Cue(start, max(end, start), text))
+    return Captions(cues)
+
+
+def _txt3_seconds(stamp: str) -> float:
+    """Seconds since midnight of ``YYYYMMDDhhmmss.mmm`` (days counted too, for files that cross midnight)."""
+    import datetime as dt
+
+    whole, _, frac = stamp.partition(".")
+    moment = dt.datetime.strptime(whole, "%Y%m%d%H%M%S")
+    return (moment - dt.datetime(2000, 1, 1)).total_seconds() + (float("0." + frac) if frac else 0.0)
+
+
+def _txt3(path: Path, lines: list[str]) -> Captions:
+    """NewsScape captions: CC rows are cues, SEG markers open stories."""
+    origin: float | None = None
+    cues: list[Cue] = []
+    starts: list[int] = []
+    for number, line in enumerate(lines, 1):
+        parts = line.split("|", 3)
+        if parts[0] == "TOP" and len(parts) > 1:
+            try:
+                origin = _txt3_seconds(parts[1])
+            except ValueError:
+                raise ParameterError(f"{path}:{number}: cannot read the start time {parts[1]!r}") from None
+            continue
+        if len(parts) < 4 or not parts[0][:1].isdigit():
+            continue
+        try:
+            t0, t1 = _txt3_seconds(parts[0]), _txt3_seconds(parts[1])
+        except ValueError:
+            raise ParameterError(f"{path}:{number}: cannot read the times {parts[0]!r}, {parts[1]!r}") from None
+        if parts[2].startswith("SEG"):
+            if "Story start" in parts[3] or "Commercial" in parts[3]:
+                starts.append(len(cues))
+            continue
+        if not parts[2].startswith("CC"):
+            continue
+        text = re.sub(r">{2,}", " ", parts[3])
+        if text.split():
+            cues.append(Cue(t0, max(t1, t0), " ".join(text.split())))
+    if cues:
+        base = origin if origin is not None else cues[0].start
+        # Caption rows are not always in time order; keep them monotone, as a recogniser's words are.
+        out, last = [], 0.0
+        for c in cues:
+            start = max(c.start - base, last, 0.0)
+            out.append(Cue(start, max(c.end - base, start), c.text))
+            last = start
+        cues = out
+    stories = sorted({s for s in starts if s < len(cues)})
+    if stories and stories[0] != 0:
+        stories = [0, *stories]
+    return Captions(cues, stories)

@@ -1,0 +1,56 @@
+"""A first run that guides: the empty state, a window that fits a small screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QRect
+
+from engine.selftest import SAMPLE
+
+pytestmark = pytest.mark.gui
+
+
+def test_an_empty_library_shows_where_to_start(qtbot, make_window, tmp_path: Path, monkeypatch) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    panel = window.library_panel
+    assert panel.pages.currentWidget() is panel.empty
+    queued: list[list[str]] = []
+    monkeypatch.setattr(window, "enqueue", lambda paths, **kw: queued.append(paths) or paths)
+    panel.empty.sample_button.click()
+    assert queued == [[str(SAMPLE)]]
+
+
+def test_a_library_with_recordings_shows_the_table(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    assert window.library_panel.pages.currentWidget() is window.library_panel.table
+
+
+def test_the_window_fits_a_1024_by_700_screen(qtbot, make_window, tmp_path: Path) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 700
+
+
+def test_a_saved_window_bigger_than_the_screen_is_brought_inside(qtbot, make_window, tmp_path: Path) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    room: QRect = window.screen().availableGeometry()
+    window.resize(room.width() + 600, room.height() + 400)
+    window.move(room.right() + 200, room.bottom() + 200)
+    window.fit_to_screen()
+    least = window.minimumSizeHint()  # the test screen may be smaller than the window can be
+    assert window.width() <= max(room.width(), least.width())
+    assert window.height() <= max(room.height(), least.height())
+    assert room.contains(window.frameGeometry().topLeft())
+
+
+def test_model_advice_opens_settings_at_the_models(qtbot, make_window, tmp_path: Path) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    window.ingest.model_advice.emit("using the built-in PocketSphinx US-English model; for much better accuracy")
+    assert window.model_button is not None and window.model_button.isVisible()
+    window.model_button.click()
+    dialog = window.settings_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Speech models"
+    dialog.close()

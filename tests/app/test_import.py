@@ -1,0 +1,36 @@
+"""Import transcripts from the File menu; pickers open in the user's folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app import dialogs
+from tests.importer.test_import import SRT
+
+pytestmark = pytest.mark.gui
+
+
+def test_import_action_makes_the_transcript_searchable(qtbot, make_window, library: Path, tmp_path: Path,
+                                                       monkeypatch) -> None:
+    srt = tmp_path / "harbour-captions.srt"
+    srt.write_text(SRT, encoding="utf-8")
+    monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(srt)])
+    window = make_window(library)
+    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
+    action.trigger()
+    assert window.statusBar().currentMessage() == "Imported 1 transcript(s)"
+    names = [window.library.row_at(r).name for r in range(window.library.rowCount())]
+    assert "harbour-captions.srt" in names
+    hits = window.reader.search("yorkshire")
+    assert [h.recording for h in hits] == ["harbour-captions.srt"]
+    assert hits[0].matched[0][1] == pytest.approx(1.0 + 3.25 * 5 / 6)  # "Yorkshire." is the cue's 6th word
+
+
+def test_pickers_never_open_in_the_app_folder(qtbot, monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(dialogs, "_last_folder", "")
+    app_folder = Path(dialogs.__file__).resolve().parents[1]
+    assert Path(dialogs.start_folder()).resolve() != app_folder
+    dialogs._remember(str(tmp_path / "x.srt"))
+    assert dialogs.start_folder() == str(tmp_path)
