@@ -33,7 +33,7 @@ VARIANTS = {"music": 1, "applause": 10, "laughter": 3, "other": 1}
 SCENE_KINDS = ("pause", "over", "alone")
 #: Rows of ``other`` per row of each sound class in training: speech and everyday sounds are far
 #: more common than music, applause or laughter, and a false alarm costs a listener more than a miss.
-OTHER_WEIGHT = 3
+OTHER_WEIGHT = 8
 #: Synthetic speech beside the recorded speech (Debian espeak-ng-data, GPL-3+): the voices
 #: our test broadcasts use, so that their speech is never a sound.
 ESPEAK_VOICES = ("en-us", "en-gb", "en+f2", "en+m3", "en-gb-scotland", "en+f4")
