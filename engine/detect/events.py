@@ -9,8 +9,8 @@ import numpy as np
 from engine.detect.frames import mask_spans
 
 #: Event types the analyzer emits (``value`` meaning in brackets):
-#: speech (mean webrtcvad decision), music (mean chroma stability), applause (level, dBFS),
-#: laughter (bursts per second), noise (steady non-speech sound such as crowds; level, dBFS),
+#: speech (mean webrtcvad decision), music, applause and laughter (mean smoothed posterior of the
+#: learned classifier, 0-1), noise (steady non-speech sound such as crowds; level, dBFS),
 #: fast and slow (syllables per second).
 EVENT_TYPES = ("speech", "music", "applause", "laughter", "noise", "fast", "slow")
 
