@@ -20,6 +20,7 @@ import numpy as np
 
 from engine.asr.base import Word
 from engine.detect import config
+from engine.detect.classifier import detect_sounds
 from engine.detect.events import Detections, Event
 from engine.detect.features import FeatureExtractor, FrameFeatures
 from engine.detect.frames import active_frames
@@ -96,7 +97,15 @@ def analyze(features: FrameFeatures, words: Sequence[Word] = (), *, settings: De
 
 
 def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
-    """Music, applause, laughter, then steady noise outside those."""
+    """Music, applause and laughter from the learned classifier, then steady noise outside those."""
+    sounds = detect_sounds(features, sensitivities={"music": settings.music_sensitivity,
+                                                    "applause": settings.applause_sensitivity,
+                                                    "laughter": settings.laughter_sensitivity})  # fmt: skip
+    return sounds + _noise_outside(features, sounds)
+
+
+def rule_sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
+    """The hand-set rules for music, applause and laughter (the comparison in ``bench/detect_bench.py``)."""
     f, kw = features, {"sr": features.sr, "hop_length": features.hop_length}
     sounds = detect_music(chroma_stability=f.chroma_stability, voicing=f.voicing, flux=f.flux, energy_db=f.energy_db,
                           sensitivity=settings.music_sensitivity, **kw)  # fmt: skip
@@ -104,9 +113,13 @@ def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Ev
                               energy_db=f.energy_db, sensitivity=settings.applause_sensitivity, **kw)  # fmt: skip
     sounds += detect_laughter(energy_db=f.energy_db, shape_stability=f.shape_stability,
                               chroma_stability=f.chroma_stability, sensitivity=settings.laughter_sensitivity, **kw)  # fmt: skip
-    sounds += detect_noise(shape_stability=f.shape_stability, flux=f.flux, flatness=f.flatness, energy_db=f.energy_db,
-                           exclude=sounds, **kw)  # fmt: skip
-    return sounds
+    return sounds + _noise_outside(features, sounds)
+
+
+def _noise_outside(features: FrameFeatures, sounds: list[Event]) -> list[Event]:
+    f = features
+    return detect_noise(shape_stability=f.shape_stability, flux=f.flux, flatness=f.flatness, energy_db=f.energy_db,
+                        exclude=sounds, sr=f.sr, hop_length=f.hop_length)  # fmt: skip
 
 
 def _frames_in(events: Sequence[Event], n_frames: int, frame_seconds: float) -> np.ndarray:

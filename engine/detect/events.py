@@ -9,8 +9,8 @@ import numpy as np
 from engine.detect.frames import mask_spans
 
 #: Event types the analyzer emits (``value`` meaning in brackets):
-#: speech (mean webrtcvad decision), music (mean chroma stability), applause (level, dBFS),
-#: laughter (bursts per second), noise (steady non-speech sound such as crowds; level, dBFS),
+#: speech (mean webrtcvad decision), music, applause and laughter (mean smoothed posterior of the
+#: learned classifier, 0-1), noise (steady non-speech sound such as crowds; level, dBFS),
 #: fast and slow (syllables per second).
 EVENT_TYPES = ("speech", "music", "applause", "laughter", "noise", "fast", "slow")
 
@@ -45,6 +45,7 @@ class Detections:
     duration : seconds of audio analysed.
     syllables_per_second : median syllable-nucleus rate inside speech (0 without speech).
     words_per_second : median transcript word rate inside speech (0 without words).
+    words_per_minute : the same rate in words per minute, the measure people know (property).
     """
 
     events: list[Event]
@@ -54,6 +55,11 @@ class Detections:
     syllables_per_second: float = 0.0
     words_per_second: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def words_per_minute(self) -> float:
+        """Median transcript word rate inside speech, words per minute (0 without words)."""
+        return 60.0 * self.words_per_second
 
     def of_type(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.type == kind]

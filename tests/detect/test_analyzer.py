@@ -112,3 +112,10 @@ def test_a_recording_without_a_quiet_moment_still_has_sound(rng):
     assert [e.type for e in detections.events] == ["noise"]
     assert detections.x_duration[0] == pytest.approx(1.0, abs=0.05)  # a word "heard" in noise is no word
     assert detections.transcribed.tolist() == [False]
+
+
+def test_speech_rate_in_words_per_minute_beside_syllables_per_second(clip_broadcast):
+    d = clip_broadcast.detections
+    assert d.words_per_minute == pytest.approx(60.0 * d.words_per_second)
+    assert 90.0 < d.words_per_minute < 300.0  # espeak-ng reads at 150-190 words a minute between pauses
+    assert d.syllables_per_second > d.words_per_second

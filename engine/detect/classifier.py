@@ -1,0 +1,155 @@
+"""Learned music, applause and laughter detector: window statistics, a small network, smoothed posteriors.
+
+The recording's frame features (:mod:`engine.detect.features`) are summarised every
+``SEGMENT_SECONDS`` (0.1 s) by the mean and standard deviation of each feature over a short
+(0.5 s) and a long (2 s) centred window, the level above the recording's silence floor and the
+fraction of sounding frames: :func:`segment_descriptors`. A one-hidden-layer network
+(:class:`SoundClassifier`, numpy only; trained by ``tools/train_detectors.py`` on real clips
+from Debian packages) gives each segment a posterior per class; the posteriors are median
+filtered over ``MEDIAN_SECONDS`` and each sound class becomes events where its smoothed
+posterior passes ``1 - sensitivity`` (hysteresis, gaps bridged, short runs dropped).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.ndimage
+
+from engine.detect.events import Event
+from engine.detect.features import FEATURE_NAMES, FrameFeatures
+from engine.detect.frames import moving_mean, silence_floor_db
+from engine.detect.sounds import score_to_events
+from engine.errors import ParameterError
+
+SEGMENT_SECONDS = 0.1
+CONTEXT_SECONDS = (0.3, 1.2)
+MEDIAN_SECONDS = 0.9
+#: Sound classes the network tells apart; ``other`` is speech, silence and every other sound.
+CLASSES = ("other", "music", "applause", "laughter")
+#: (shortest event kept, longest gap bridged), seconds, per emitted class.
+EVENT_SHAPE = {"music": (2.0, 0.5), "applause": (0.8, 0.5), "laughter": (0.6, 0.5)}
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "detectors" / "sounds.npz"
+
+
+def segment_descriptors(features: FrameFeatures) -> np.ndarray:
+    """Descriptors of every 0.1 s segment, float64 shape ``(n_segments, n_dims)``.
+
+    Segment ``s`` is centred on frame ``s * step`` (``step`` = frames per segment).
+    """
+    fs = features.frame_seconds
+    step = max(1, round(SEGMENT_SECONDS / fs))
+    n = features.n_frames
+    if n == 0:
+        return np.zeros((0, descriptor_size()))
+    centres = np.arange(0, n, step)
+    energy = features.energy_db.astype(np.float64)
+    floor = silence_floor_db(energy)
+    columns: list[np.ndarray] = []
+    for seconds in CONTEXT_SECONDS:
+        width = max(1, round(seconds / fs))
+        for name in FEATURE_NAMES:
+            x = getattr(features, name).astype(np.float64)
+            if name in ("energy_db", "vowel_db"):
+                x = np.clip(x - floor, 0.0, 80.0)
+            mean = moving_mean(x, width=width)
+            var = np.maximum(moving_mean(x * x, width=width) - mean * mean, 0.0)
+            columns += [mean[centres], np.sqrt(var)[centres]]
+        sounding = (energy - floor > 12.0).astype(np.float64)
+        columns.append(moving_mean(sounding, width=width)[centres])
+    return np.stack(columns, axis=1)
+
+
+def descriptor_size() -> int:
+    return len(CONTEXT_SECONDS) * (2 * len(FEATURE_NAMES) + 1)
+
+
+@dataclass(frozen=True)
+class SoundClassifier:
+    """Standardise, one tanh hidden layer, softmax over :data:`CLASSES`.
+
+    ``mean``, ``scale``: shape (n_dims,); ``w1``: (n_dims, n_hidden); ``b1``: (n_hidden,);
+    ``w2``: (n_hidden, n_classes); ``b2``: (n_classes,).
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    classes: tuple[str, ...] = CLASSES
+
+    def posteriors(self, descriptors: np.ndarray) -> np.ndarray:
+        """Class posteriors, shape ``(n_segments, n_classes)``, rows summing to 1."""
+        x = np.asarray(descriptors, dtype=np.float64)
+        if x.ndim != 2 or x.shape[1] != self.mean.shape[0]:
+            raise ParameterError(f"descriptors must have shape (n, {self.mean.shape[0]}), got {x.shape}")
+        h = np.tanh(((x - self.mean) / self.scale) @ self.w1 + self.b1)
+        z = h @ self.w2 + self.b2
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def save(self, path: Path, *, info: dict | None = None) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
+                            classes=np.array(self.classes), info=np.array(json.dumps(info or {})))  # fmt: skip
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_MODEL) -> SoundClassifier:
+        """Read the parameters written by :meth:`save`; a missing or malformed file raises ParameterError."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                model = cls(z["mean"], z["scale"], z["w1"], z["b1"], z["w2"], z["b2"], tuple(str(c) for c in z["classes"]))
+        except (OSError, KeyError, ValueError) as exc:
+            raise ParameterError(f"{path}: not a sound classifier ({exc})") from exc
+        if model.w1.shape[0] != descriptor_size() or model.w2.shape[1] != len(model.classes):
+            raise ParameterError(f"{path}: parameters do not fit {descriptor_size()} descriptors")
+        return model
+
+
+_CACHE: dict[Path, SoundClassifier] = {}
+
+
+def default_classifier() -> SoundClassifier:
+    """The shipped classifier (``models/detectors/sounds.npz``), loaded once."""
+    if DEFAULT_MODEL not in _CACHE:
+        _CACHE[DEFAULT_MODEL] = SoundClassifier.load(DEFAULT_MODEL)
+    return _CACHE[DEFAULT_MODEL]
+
+
+def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures) -> np.ndarray:
+    """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``."""
+    p = model.posteriors(segment_descriptors(features))
+    width = max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1
+    return scipy.ndimage.median_filter(p, size=(width, 1), mode="nearest") if len(p) else p
+
+
+def detect_sounds(
+    features: FrameFeatures, *, model: SoundClassifier | None = None, sensitivities: dict[str, float] | None = None
+) -> list[Event]:
+    """Music, applause and laughter events from the learned classifier.
+
+    ``sensitivities`` maps a class to a value in (0, 1) (default 0.5): an event starts
+    where the smoothed posterior reaches ``1 - sensitivity``. ``score`` and ``value`` of
+    each event are its mean smoothed posterior.
+    """
+    model = model or default_classifier()
+    sensitivities = sensitivities or {}
+    if features.n_frames == 0:
+        return []
+    p = smoothed_posteriors(model, features)
+    seg = max(1, round(SEGMENT_SECONDS / features.frame_seconds)) * features.frame_seconds
+    events: list[Event] = []
+    for k, kind in enumerate(model.classes):
+        if kind not in EVENT_SHAPE:
+            continue
+        min_s, gap_s = EVENT_SHAPE[kind]
+        found = score_to_events(kind, p[:, k], p[:, k], frame_seconds=seg, sensitivity=sensitivities.get(kind, 0.5),
+                                min_seconds=min_s, max_gap_seconds=gap_s)  # fmt: skip
+        events += [Event(e.type, e.start, min(e.end, features.duration), e.score, e.value) for e in found]
+    return events

@@ -1,0 +1,127 @@
+"""The learned sound classifier: trained and applied on a small fixture, the shipped parameters, bad inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.detect import DetectorSettings, analyze, frame_features
+from engine.detect.classifier import (
+    CLASSES,
+    DEFAULT_MODEL,
+    SoundClassifier,
+    default_classifier,
+    descriptor_size,
+    detect_sounds,
+    segment_descriptors,
+)
+from engine.errors import ParameterError
+from tools.synth import music_bed
+from tools.train_detectors import SR, Scene, SpeechPool, fit, negative_scenes, scene, scene_data, segment_labels
+from tools.tts import SpeechSynthesisError, speak
+
+TEXTS = (
+    "Heavy rain closed the Harbour Bridge in Riverton last night, and the mayor thanked the volunteers.",
+    "Shares in Norland Airways fell after the chief executive warned that fuel costs would cut profits.",
+    "A new frog was found in the cloud forests of northern Peru by a team from Lakeside University.",
+)
+
+
+@pytest.fixture(scope="module")
+def speech_clips() -> list[np.ndarray]:
+    try:
+        return [speak(t, voice, 160, sample_rate=SR).audio for t in TEXTS for voice in ("en-us", "en+f2")]
+    except SpeechSynthesisError as exc:
+        pytest.skip(f"espeak-ng is needed for the speech in the fixture: {exc}")
+
+
+def _music_scenes(pool: SpeechPool, rng: np.random.Generator, n: int) -> list[Scene]:
+    out = []
+    for i in range(n):
+        bed = music_bed(rng.uniform(5.0, 9.0), sample_rate=SR, rng=rng)
+        out.append(scene("music", ("pause", "over", "alone")[i % 3], bed, pool, rng))
+    return out
+
+
+@pytest.fixture(scope="module")
+def small_model(speech_clips: list[np.ndarray]) -> SoundClassifier:
+    """Music against speech, trained on a dozen generated mixtures (a minute of audio)."""
+    rng = np.random.default_rng(7)
+    pool = SpeechPool(speech_clips[:4], rng)
+    scenes = _music_scenes(pool, rng, 9) + negative_scenes(pool, rng, 5)
+    x, y = scene_data(scenes)
+    return fit(x, y, seed=0, hidden=8, max_rows=6000)
+
+
+def test_trained_on_a_small_fixture_finds_music_on_unseen_mixtures(small_model, speech_clips) -> None:
+    rng = np.random.default_rng(99)  # other music, other speakers' sentences
+    pool = SpeechPool(speech_clips[4:], rng)
+    found, total = 0, 0
+    for s in _music_scenes(pool, rng, 6):
+        events = detect_sounds(frame_features(s.audio, sr=SR), model=small_model)
+        start, end, _ = s.events[0]
+        music = [e for e in events if e.type == "music"]
+        total += 1
+        found += any(min(e.end, end) - max(e.start, start) > 0.5 * (end - start) for e in music)
+    assert found >= 5, f"music found in {found} of {total} held-out mixtures"
+    for s in negative_scenes(pool, rng, 3, variants=(0,)):
+        assert not [e for e in detect_sounds(frame_features(s.audio, sr=SR), model=small_model) if e.type == "music"]
+
+
+def test_posteriors_are_distributions_and_descriptors_have_the_documented_shape(small_model, speech_clips) -> None:
+    audio = speech_clips[0]
+    x = segment_descriptors(frame_features(audio, sr=SR))
+    assert x.shape == (int(np.ceil(len(audio) / SR / 0.1 - 1e-9)), descriptor_size())
+    p = small_model.posteriors(x)
+    assert p.shape == (len(x), len(CLASSES))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert (p[:, CLASSES.index("applause")] < 1e-6).all()  # a class never trained on is never chosen
+
+
+def test_save_and_load_give_the_same_posteriors(small_model, tmp_path: Path, speech_clips) -> None:
+    path = tmp_path / "sounds.npz"
+    small_model.save(path)
+    x = segment_descriptors(frame_features(speech_clips[1], sr=SR))
+    np.testing.assert_allclose(SoundClassifier.load(path).posteriors(x), small_model.posteriors(x))
+
+
+def test_segment_labels_follow_the_scene_truth() -> None:
+    s = Scene(np.zeros(SR * 3, dtype=np.float32), [(1.0, 2.0, "laughter")])
+    y = segment_labels(s, 30)
+    assert (y[10:20] == CLASSES.index("laughter")).all() and (y[:10] == 0).all() and (y[20:] == 0).all()
+
+
+def test_the_shipped_classifier_loads_and_the_analyzer_uses_it() -> None:
+    if not DEFAULT_MODEL.is_file():
+        pytest.fail(f"{DEFAULT_MODEL} is missing: run tools/train_detectors.py")
+    model = default_classifier()
+    assert model.classes == CLASSES and model.w1.shape[0] == descriptor_size()
+    # A steady music bed alone is music to the shipped classifier and to the analyzer
+    rng = np.random.default_rng(3)
+    bed = 0.1 * music_bed(12.0, sample_rate=SR, rng=rng)
+    feats = frame_features(bed, sr=SR)
+    learned = detect_sounds(feats)
+    assert sum(e.duration for e in learned if e.type == "music") > 6.0
+    assert [e for e in analyze(feats, settings=DetectorSettings()).events if e.type == "music"] == [
+        e for e in learned if e.type == "music"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"not an npz", "not a sound classifier"), (None, "not a sound classifier")],
+    ids=["garbage", "missing"],
+)
+def test_bad_parameter_files_are_refused_with_their_name(tmp_path: Path, content: bytes | None, message: str) -> None:
+    path = tmp_path / "sounds.npz"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ParameterError, match=f"{path.name}.*{message}"):
+        SoundClassifier.load(path)
+
+
+def test_descriptors_of_the_wrong_width_are_refused(small_model) -> None:
+    with pytest.raises(ParameterError, match=r"descriptors must have shape \(n, 30\), got \(4, 3\)"):
+        small_model.posteriors(np.zeros((4, 3)))

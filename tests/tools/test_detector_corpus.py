@@ -1,0 +1,67 @@
+"""The detector corpus: licences from DEP-5 copyright files, the committed manifest, a real package fetch."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tools.detector_corpus import CATALOGUE, CLASSES, MANIFEST_PATH, collect, licence_of, read_manifest
+from tools.sound_clips import ClipsUnavailable
+
+COPYRIGHT = """Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: game
+
+Files: *
+Copyright: 2001 Someone
+License: GPL-2+
+ This program is free software; you can redistribute it
+ .
+ and so on.
+
+Files: data/sounds/*
+Copyright: 2005 Someone Else
+License: CC-BY-SA-3.0
+
+License: GPL-2+
+ On Debian systems ...
+"""
+
+
+@pytest.mark.parametrize(
+    ("member", "licence"),
+    [("usr/share/games/game/data/sounds/laugh.ogg", "CC-BY-SA-3.0"), ("usr/share/games/game/music/a.ogg", "GPL-2+")],
+    ids=["specific-stanza", "catch-all"],
+)
+def test_the_last_matching_files_stanza_gives_the_licence(member: str, licence: str) -> None:
+    assert licence_of(COPYRIGHT, member) == licence
+
+
+def test_a_copyright_file_without_stanzas_points_to_the_document() -> None:
+    assert licence_of("Some free-form copyright text.\n", "a.ogg") == "see /usr/share/doc copyright"
+
+
+def test_the_committed_manifest_names_package_file_and_licence_of_every_clip() -> None:
+    clips = read_manifest(MANIFEST_PATH)
+    assert clips
+    catalogued = {package for _, package, _, _ in CATALOGUE}
+    for clip in clips:
+        assert clip.kind in CLASSES and clip.package in catalogued
+        assert clip.version and clip.licence and clip.member.startswith("usr/share/")
+        assert 0.3 <= clip.seconds <= 40.0
+    for kind in ("music", "applause", "laughter", "speech", "other"):
+        assert len({c.package for c in clips if c.kind == kind}) >= 2, f"{kind} needs two packages to leave one out"
+
+
+def test_a_small_package_is_fetched_and_its_clips_listed(tmp_path: Path) -> None:
+    if shutil.which("apt-get") is None:
+        pytest.skip("apt-get is not installed here")
+    try:
+        clips = collect(tmp_path, packages={"frozen-bubble-data"})
+    except ClipsUnavailable as exc:
+        pytest.skip(f"Debian package frozen-bubble-data cannot be fetched here: {exc}")
+    kinds = {c.kind for c in clips}
+    assert kinds == {"applause", "other"}
+    assert all(c.path(tmp_path).is_file() and c.licence == "GPL-2" for c in clips)
+    assert not [c for c in clips if c.kind == "other" and c.member.endswith("applause.ogg")]

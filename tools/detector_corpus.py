@@ -1,0 +1,216 @@
+"""Real, freely licensed sounds from Debian packages for training and judging the sound classifier.
+
+Every clip comes from a Debian package fetched at run time with ``apt-get download`` and
+unpacked into a cache outside the repository (``EARSHOT_CORPUS_CACHE`` or
+``~/.cache/earshot-detector-corpus``); the audio is never committed. :func:`collect` writes
+``models/detectors/manifest.json``: one row per clip with its class, package, version, file,
+licence (from the package's machine-readable ``debian/copyright``) and duration.
+
+Classes: ``music`` (game and film scores, loops, sung vocals), ``applause``, ``laughter``,
+``speech`` (read and acted speech of many speakers) and ``other`` (sound effects, animals,
+crowds, coughs, footsteps). Leave-one-source-out means leave one *package* out.
+
+Run: ``.venv/bin/python -m tools.detector_corpus`` (about 600 MB of downloads on first use).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from tools.sound_clips import ClipsUnavailable, _run, load_clip
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFEST_PATH = REPO / "models" / "detectors" / "manifest.json"
+DEFAULT_CACHE = Path("~/.cache/earshot-detector-corpus")
+CLASSES = ("music", "applause", "laughter", "speech", "other")
+AUDIO_SUFFIXES = (".ogg", ".wav", ".mp3", ".flac")
+
+_SCRATCH = "usr/share/scratch/Media/Sounds"
+_HW = "usr/share/games/hedgewars/Data/Sounds"
+_GRUNTS = ("*/Laugh.ogg", "*/Ooff*", "*/Ow*", "*/Jump*", "*/Poison*", "*/Firepunch*", "*/Hmm*", "*/Nooo*", "*/Ouch*")
+
+#: (class, package, glob of members, at most this many files, evenly spread over the sorted matches).
+CATALOGUE: tuple[tuple[str, str, str, int], ...] = (
+    ("music", "lmms-common", "usr/share/lmms/samples/beats/*.ogg", 8),
+    ("music", "lmms-common", "usr/share/lmms/samples/bassloops/*.ogg", 6),
+    ("music", "scratch", f"{_SCRATCH}/Music Loops/*", 12),
+    ("music", "scratch", f"{_SCRATCH}/Vocals/S*", 4),
+    ("music", "etw-data", "usr/share/games/etw/music/*", 8),
+    ("music", "extremetuxracer-data", "usr/share/games/etr/music/*", 8),
+    ("music", "supertux-data", "usr/share/games/supertux2/music/*/*.ogg", 10),
+    ("music", "wesnoth-1.16-music", "usr/share/games/wesnoth/1.16/data/core/music/*.ogg", 10),
+    ("music", "lincity-ng-data", "usr/share/games/lincity-ng/music/default/*", 3),
+    ("applause", "lmms-common", "usr/share/lmms/samples/misc/applause01.ogg", 1),
+    ("applause", "frozen-bubble-data", "usr/share/games/frozen-bubble/snd/applause.ogg", 1),
+    ("laughter", "scratch", f"{_SCRATCH}/Human/Laugh-*", 4),
+    ("laughter", "hedgewars-data", f"{_HW}/voices/*/Laugh.ogg", 15),
+    ("speech", "hedgewars-data", f"{_HW}/voices/*/*.ogg", 60),
+    ("speech", "supertux-data", "usr/share/games/supertux2/speech/*.ogg", 5),
+    ("speech", "pocketsphinx-testdata", "usr/share/pocketsphinx/test/data/librivox/*.wav", 5),
+    ("other", "scratch", f"{_SCRATCH}/Effects/*", 8),
+    ("other", "scratch", f"{_SCRATCH}/Animal/*", 8),
+    ("other", "scratch", f"{_SCRATCH}/Human/[CFPS]*", 8),
+    ("other", "etw-data", "usr/share/games/etw/crowd/*.wav", 17),
+    ("other", "etw-data", "usr/share/games/etw/snd/*.wav", 6),
+    ("other", "lincity-ng-data", "usr/share/games/lincity-ng/sounds/*", 10),
+    ("other", "supertux-data", "usr/share/games/supertux2/sounds/*", 10),
+    ("other", "hedgewars-data", f"{_HW}/*.ogg", 10),
+    ("other", "pingus-data", "usr/share/games/pingus/data/sounds/*", 6),
+    ("other", "extremetuxracer-data", "usr/share/games/etr/sounds/*", 6),
+    ("other", "frozen-bubble-data", "usr/share/games/frozen-bubble/snd/*", 8),
+)
+
+#: Seconds kept of a clip at most (from its middle): long music tracks would swamp the rest.
+MAX_CLIP_SECONDS = 40.0
+
+
+@dataclass(frozen=True)
+class CorpusClip:
+    """One real recording: its class, where it came from, and under which licence."""
+
+    kind: str
+    package: str
+    version: str
+    member: str
+    licence: str
+    seconds: float
+
+    def path(self, cache: Path) -> Path:
+        return cache / self.package / self.member
+
+
+def default_cache() -> Path:
+    override = os.environ.get("EARSHOT_CORPUS_CACHE")
+    return Path(override) if override else DEFAULT_CACHE.expanduser()
+
+
+def _excluded(kind: str, member: str) -> bool:
+    if kind == "speech" and "/voices/" in member:
+        return any(fnmatch.fnmatch(member, f"*{g}") for g in _GRUNTS)
+    return kind == "other" and member.endswith("applause.ogg")
+
+
+def _spread(items: list[str], limit: int) -> list[str]:
+    if len(items) <= limit:
+        return items
+    return [items[int(i)] for i in np.linspace(0, len(items) - 1, limit).round().astype(int)]
+
+
+def licence_of(copyright_text: str, member: str) -> str:
+    """The ``License`` of the last DEP-5 ``Files`` stanza whose pattern matches ``member``."""
+    found = ""
+    for stanza in copyright_text.split("\n\n"):
+        fields: dict[str, str] = {}
+        key = ""
+        for line in stanza.splitlines():
+            if line[:1] in (" ", "\t"):
+                if key:
+                    fields[key] += " " + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+        if "Files" in fields and fields.get("License"):
+            licence = fields["License"].split(" ")[0]
+            if any(fnmatch.fnmatch(member, _dep5_glob(p)) for p in fields["Files"].split()):
+                found = licence
+    return found or "see /usr/share/doc copyright"
+
+
+def _dep5_glob(pattern: str) -> str:
+    return pattern if pattern == "*" else f"*{pattern.lstrip('./')}"
+
+
+def _unpack(package: str, cache: Path) -> tuple[Path, str]:
+    """The unpacked tree of ``package`` in the cache, and the package version."""
+    target = cache / package
+    stamp = target / ".version"
+    if stamp.is_file():
+        return target, stamp.read_text().strip()
+    for tool in ("apt-get", "dpkg-deb"):
+        if shutil.which(tool) is None:
+            raise ClipsUnavailable(f"cannot fetch Debian package {package}: {tool} is not installed here")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache, prefix=f".fetch-{package}-") as tmp:
+        work = Path(tmp)
+        _run(["apt-get", "download", "-q", package], package, cwd=work)
+        debs = sorted(work.glob(f"{package}_*.deb"))
+        if not debs:
+            raise ClipsUnavailable(f"cannot fetch Debian package {package}: apt-get download produced no .deb")
+        version = _run(["dpkg-deb", "-f", str(debs[-1]), "Version"], package).strip()
+        root = work / "root"
+        _run(["dpkg-deb", "-x", str(debs[-1]), str(root)], package)
+        (root / ".version").write_text(version)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(root, target)
+    return target, version
+
+
+def collect(cache: Path | None = None, *, packages: set[str] | None = None) -> list[CorpusClip]:
+    """Fetch every catalogued package (or only ``packages``) and list its clips that decode."""
+    cache = cache or default_cache()
+    clips: list[CorpusClip] = []
+    for kind, package, pattern, limit in CATALOGUE:
+        if packages is not None and package not in packages:
+            continue
+        root, version = _unpack(package, cache)
+        copyright_files = sorted(root.glob("usr/share/doc/*/copyright"))
+        copyright_text = copyright_files[0].read_text(errors="replace") if copyright_files else ""
+        members = sorted(
+            p.relative_to(root).as_posix() for p in root.glob(pattern) if p.suffix.lower() in AUDIO_SUFFIXES and p.is_file()
+        )
+        members = _spread([m for m in members if not _excluded(kind, m)], limit)
+        for member in members:
+            try:
+                info = sf.info(root / member)
+            except (sf.LibsndfileError, RuntimeError):
+                continue
+            seconds = min(float(info.duration), MAX_CLIP_SECONDS)
+            if seconds < 0.3:
+                continue
+            clips.append(CorpusClip(kind, package, version, member, licence_of(copyright_text, member), round(seconds, 2)))
+    return clips
+
+
+def write_manifest(clips: list[CorpusClip], path: Path = MANIFEST_PATH) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [asdict(c) for c in clips]
+    path.write_text(json.dumps({"clips": rows}, indent=1) + "\n")
+
+
+def read_manifest(path: Path = MANIFEST_PATH) -> list[CorpusClip]:
+    return [CorpusClip(**row) for row in json.loads(path.read_text())["clips"]]
+
+
+def load_corpus_clip(clip: CorpusClip, cache: Path, *, sample_rate: int) -> np.ndarray:
+    """The clip as float32 mono at ``sample_rate``, silent ends trimmed, at most ``MAX_CLIP_SECONDS`` from the middle."""
+    audio = load_clip(clip.path(cache), sample_rate=sample_rate)
+    keep = int(MAX_CLIP_SECONDS * sample_rate)
+    if len(audio) > keep:
+        start = (len(audio) - keep) // 2
+        audio = audio[start : start + keep]
+    return audio
+
+
+def main() -> int:
+    clips = collect()
+    write_manifest(clips)
+    for kind in CLASSES:
+        sel = [c for c in clips if c.kind == kind]
+        pkgs = sorted({c.package for c in sel})
+        print(f"{kind:9s} {len(sel):4d} clips {sum(c.seconds for c in sel) / 60:6.1f} min from {', '.join(pkgs)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
