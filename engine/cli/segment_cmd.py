@@ -125,7 +125,11 @@ def _train(args) -> int:
     from engine.segment.text import read_corpus
     from models.segmentation import model_path
 
-    transcripts = read_corpus(args.corpus)
+    transcripts = _with_story_markers(read_corpus(args.corpus), Path(args.corpus))
+    total = sum(len(t.story_starts) for t in transcripts)
+    if total < config.MIN_TRAINING_STORIES:
+        raise ParameterError(f"{args.corpus}: {total} stories in {len(transcripts)} transcripts; training needs at "
+                             f"least {config.MIN_TRAINING_STORIES} to estimate story lengths and features")
     max_state = config.MAX_STATE if args.max_state is None else args.max_state
     if max_state < 1:
         raise ParameterError(f"--max-state must be >= 1, got {max_state}")
@@ -179,7 +183,7 @@ def _eval(args) -> int:
     from models.segmentation import load_model
 
     corpus = Path(args.corpus) if args.corpus else _default_corpus()
-    transcripts = read_corpus(corpus)
+    transcripts = _with_story_markers(read_corpus(corpus), corpus)
     if args.leave_one_out:
         if len(transcripts) < 2:
             raise ParameterError(f"{corpus}: leave-one-out needs at least 2 transcripts, found {len(transcripts)}")
@@ -202,6 +206,15 @@ def _eval(args) -> int:
         print(f"{name[:40]:40s} {s.p_miss:8.3f} {s.p_false_alarm:8.3f} {s.tdt_cost:8.3f} "
               f"{s.pk:8.3f} {s.windowdiff:8.3f} {s.boundaries:7d}")
     return 0
+
+
+def _with_story_markers(transcripts: list, folder: Path) -> list:
+    """The transcripts, if every one marks at least one story boundary; else a one-line error naming the file."""
+    for t in transcripts:
+        if len(t.story_starts) < 2:
+            raise ParameterError(f"{folder / t.name}: no story markers (a .txt3 file needs SEG rows with "
+                                 "'Story start' or 'Commercial', a .txt file blank lines between stories)")
+    return transcripts
 
 
 def _starts_with_penalty(model, transcript, penalty):

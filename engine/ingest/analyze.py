@@ -61,20 +61,30 @@ def segment_stories(
     words: Sequence[Word], x_duration: np.ndarray | None, transcribed: np.ndarray | None = None, *,
     engine: str | None = None,
 ) -> list[StoryRow]:
-    """Stories by the fine-grained HMM with the shipped model for ``engine``; words not ``transcribed`` are left out."""
+    """Stories by the fine-grained HMM with the shipped model for ``engine``; words not ``transcribed`` are left out.
+
+    A recogniser that punctuates (Whisper) gives sentence starts through each word's display
+    form. Stories shorter than ``MIN_STORY_WORDS`` are merged into a neighbour, so search
+    never ranks a fragment of a few words as a story.
+    """
+    from engine.segment import config
     from engine.segment.segmenter import segment_words
-    from models.segmentation import model_for_recognizer
+    from engine.segment.text import sentence_starts_from_display
+    from models.segmentation import PUNCTUATED_MODEL_NAME, model_for_recognizer
 
     # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
     texts = [w.text.replace(" ", "_") or "_" for w in words]
+    sentences = sentence_starts_from_display([getattr(w, "display", "") or w.text for w in words])
+    name = model_for_recognizer(engine, punctuated=bool(sentences.size))
     seg = segment_words(
         texts,
         starts=np.array([w.start for w in words]),
         ends=np.array([w.end for w in words]),
         x_duration=x_duration,
         transcribed=transcribed,
-        model=model_for_recognizer(engine),
-    )
+        model=name,
+        sentence_starts=sentences if name == PUNCTUATED_MODEL_NAME else None,
+    ).merged_short(config.MIN_STORY_WORDS)
     return [
         StoryRow(first, last - 1, float(conf))
         for (first, last), conf in zip(seg.spans(), seg.confidence.tolist(), strict=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +43,19 @@ class Segmentation:
             return []
         ends = [*self.story_starts[1:].tolist(), int(self.states.shape[0])]
         return list(zip(self.story_starts.tolist(), ends, strict=True))
+
+    def merged_short(self, min_words: int) -> Segmentation:
+        """The same segmentation with stories shorter than ``min_words`` merged into a neighbour.
+
+        Of the two boundaries around a short story the one with the lower confidence goes
+        (see :func:`engine.segment.rules.enforce_min_length`); ``states`` stay the decoder's.
+        """
+        from engine.segment.rules import enforce_min_length
+
+        kept = enforce_min_length(self.story_starts, int(self.states.shape[0]), min_words=min_words,
+                                  strength=np.nan_to_num(self.confidence, nan=0.0))
+        keep = np.isin(self.story_starts, kept)
+        return replace(self, story_starts=self.story_starts[keep], confidence=self.confidence[keep])
 
 
 def resolve_model(model: SegmentationModel | str | Path | None, *, punctuated: bool = False) -> SegmentationModel:
