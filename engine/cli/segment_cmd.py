@@ -69,6 +69,9 @@ def _model_args(parser) -> None:
     parser.add_argument("--model", default=None, metavar="NAME", help="model name or .npz path (default: shipped)")
     parser.add_argument("--penalty", type=float, default=None, metavar="LOG",
                         help="boundary penalty (log); higher gives more stories")
+    parser.add_argument("--threshold", type=float, default=None, metavar="P",
+                        help="instead of the best path, a boundary wherever the posterior of a story start "
+                             "within 5 words peaks above P (0..1); lower gives more stories")
 
 
 def _help(parser) -> int:
@@ -156,7 +159,8 @@ def _run(args) -> int:
     if "engine" in extras:  # a recording in the index: the model ingest chose for its recogniser
         engine = extras.pop("engine")
         model = model or model_for_recognizer(engine)
-    result = segment_transcript(transcript, model=model, log_penalty=args.penalty, **extras)
+    result = segment_transcript(transcript, model=model, log_penalty=args.penalty,
+                                posterior_threshold=args.threshold, **extras)
     note = shipped_model_note(transcript, model)
     if note and len(result.story_starts) <= 1:
         print(f"note: {note}", file=sys.stderr)
@@ -191,11 +195,11 @@ def _eval(args) -> int:
 
         folds = leave_one_out(transcripts, features=PUNCTUATED_FEATURES if args.sentences else DEFAULT_FEATURES)
         tested = [t for f in folds for t in f.test]
-        hyps = [_starts_with_penalty(f.model, t, args.penalty) for f in folds for t in f.test]
+        hyps = [_starts_with_penalty(f.model, t, args.penalty, args.threshold) for f in folds for t in f.test]
     else:
         model = load_model(args.model) if args.model else None  # None: the shipped model for each input
         tested = transcripts
-        hyps = [_starts_with_penalty(model, t, args.penalty) for t in transcripts]
+        hyps = [_starts_with_penalty(model, t, args.penalty, args.threshold) for t in transcripts]
     rows = [(t.name, score([t], [h])) for t, h in zip(tested, hyps, strict=True)]
     rows.append(("ALL", score(tested, hyps)))
     if args.json:
@@ -217,10 +221,11 @@ def _with_story_markers(transcripts: list, folder: Path) -> list:
     return transcripts
 
 
-def _starts_with_penalty(model, transcript, penalty):
+def _starts_with_penalty(model, transcript, penalty, threshold=None):
     from engine.segment.segmenter import segment_transcript
 
-    return segment_transcript(transcript, model=model, log_penalty=penalty, with_posteriors=False).story_starts
+    return segment_transcript(transcript, model=model, log_penalty=penalty, with_posteriors=False,
+                              posterior_threshold=threshold).story_starts
 
 
 def _read_truth(path: str, n_words: int) -> np.ndarray:

@@ -91,3 +91,54 @@ def enforce_min_length(story_starts: np.ndarray, n_words: int, *, min_words: int
             drop = short + 1 if weight[keep[short + 1]] <= weight[keep[short]] else short
         del keep[drop]
     return starts[keep]
+
+
+def posterior_starts(posterior: np.ndarray, *, threshold: float,
+                     half_window: int = config.CONFIDENCE_HALF_WINDOW,
+                     min_words: int = config.MIN_STORY_WORDS) -> np.ndarray:
+    """Story starts where the boundary posterior, summed over ``±half_window`` words, peaks above ``threshold``.
+
+    A calibrated alternative to the Viterbi path's penalty: ``threshold`` is a probability
+    (0..1) that a story starts near the word, so the number of boundaries falls smoothly as it
+    rises instead of jumping at one penalty. Peaks are taken strongest first and none lies
+    within ``min_words`` of a stronger one.
+
+    Parameters
+    ----------
+    posterior : float array, shape (n,)
+        P(word t starts a story | all words), from forward-backward.
+    threshold : float
+        Smallest windowed posterior that makes a boundary, in [0, 1].
+
+    Returns
+    -------
+    ndarray of int64, shape (k,)
+        Sorted starts, first entry 0 (empty when there are no words).
+    """
+    p = np.asarray(posterior, dtype=np.float64)
+    if not 0.0 <= threshold <= 1.0:
+        raise ParameterError(f"posterior threshold must lie in [0, 1], got {threshold!r}")
+    if p.ndim != 1 or not np.all(np.isfinite(p)):
+        raise ParameterError(f"posterior must be a finite 1-d array, got shape {p.shape}")
+    n = p.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    csum = np.concatenate([[0.0], np.cumsum(p)])
+    idx = np.arange(n)
+    mass = csum[np.minimum(idx + half_window + 1, n)] - csum[np.maximum(idx - half_window, 0)]
+    # the word of highest posterior inside each window carries the window's mass
+    candidates = [int(i) for i in np.argsort(-mass, kind="stable") if mass[i] >= threshold and i > 0]
+    taken = np.zeros(n, dtype=bool)
+    chosen = [0]
+    blocked = np.zeros(n, dtype=bool)
+    blocked[: max(min_words, 1)] = True
+    blocked[max(n - min_words + 1, 1) :] = True  # nor a last story under min_words
+    for i in candidates:
+        lo, hi = max(i - half_window, 0), min(i + half_window + 1, n)
+        peak = lo + int(np.argmax(p[lo:hi]))
+        if blocked[peak] or taken[peak] or peak == 0:
+            continue
+        taken[peak] = True
+        chosen.append(peak)
+        blocked[max(peak - min_words + 1, 0) : peak + min_words] = True
+    return np.asarray(sorted(chosen), dtype=np.int64)

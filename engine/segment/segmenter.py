@@ -95,6 +95,7 @@ def segment_words(
     with_posteriors: bool = True,
     sentence_starts: np.ndarray | Sequence[int] | None = None,
     transcribed: np.ndarray | Sequence[bool] | None = None,
+    posterior_threshold: float | None = None,
 ) -> Segmentation:
     """Cut a recognizer's word sequence into stories.
 
@@ -125,6 +126,11 @@ def segment_words(
         word sequence, as the paper's recogniser never emits them: their time is
         already X-DURATION of the next real word. Each belongs to the story of the
         real word before it, and no story starts at one.
+    posterior_threshold : float in [0, 1], optional
+        Place boundaries where the start posterior, summed over ``CONFIDENCE_HALF_WINDOW``
+        words either side, peaks above this probability (at least ``MIN_STORY_WORDS`` apart)
+        instead of on the Viterbi path: a calibrated knob whose story count changes smoothly,
+        where ``log_penalty`` has a cliff. Implies ``with_posteriors``.
 
     Returns
     -------
@@ -142,6 +148,7 @@ def segment_words(
         return _segment_transcribed(
             words, np.asarray(transcribed), starts=starts, ends=ends, x_duration=x_duration, model=resolved,
             log_penalty=log_penalty, with_posteriors=with_posteriors, sentence_starts=sentence_starts,
+            posterior_threshold=posterior_threshold,
         )
     if n == 0:
         empty_i = np.zeros(0, dtype=np.int64)
@@ -153,7 +160,13 @@ def segment_words(
     story_starts = np.flatnonzero(states == 0)
     if story_starts.size == 0 or story_starts[0] != 0:
         story_starts = np.concatenate([[0], story_starts]).astype(np.int64)
-    if with_posteriors:
+    if posterior_threshold is not None:
+        from engine.segment.rules import posterior_starts
+
+        posterior = resolved.boundary_posterior(bins, log_penalty=log_penalty)
+        story_starts = posterior_starts(posterior, threshold=posterior_threshold)
+        confidence = boundary_confidence(posterior, story_starts, half_window=config.CONFIDENCE_HALF_WINDOW)
+    elif with_posteriors:
         posterior = resolved.boundary_posterior(bins, log_penalty=log_penalty)
         confidence = boundary_confidence(posterior, story_starts, half_window=config.CONFIDENCE_HALF_WINDOW)
     else:
@@ -214,10 +227,12 @@ def segment_transcript(
     with_posteriors: bool = True,
     x_duration: np.ndarray | None = None,
     transcribed: np.ndarray | None = None,
+    posterior_threshold: float | None = None,
 ) -> Segmentation:
     """:func:`segment_words` on a :class:`Transcript`, with its times and (if any) its sentence starts."""
     sentences = transcript.sentence_starts if transcript.sentence_starts.size else None
     return segment_words(
         transcript.words, starts=transcript.starts, ends=transcript.ends, model=model, log_penalty=log_penalty,
         with_posteriors=with_posteriors, sentence_starts=sentences, x_duration=x_duration, transcribed=transcribed,
+        posterior_threshold=posterior_threshold,
     )

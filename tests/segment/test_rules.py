@@ -123,3 +123,30 @@ def test_nested_leave_one_out_never_shows_a_system_its_test_day(rng):
     assert gap_cost.windowdiff < none_cost.windowdiff
     with pytest.raises(ParameterError, match="at least 2 transcripts"):
         nested_leave_one_out(days[:1], {"none": lambda train: lambda t: np.zeros(1, dtype=np.int64)})
+
+
+def test_posterior_threshold_picks_separated_peaks():
+    from engine.segment.rules import posterior_starts
+
+    p = np.zeros(200)
+    p[[60, 61, 120, 125]] = [0.5, 0.3, 0.35, 0.1]
+    # windowed (±5) masses: about 0.8 at 60-61, 0.45 at 120-125
+    np.testing.assert_array_equal(posterior_starts(p, threshold=0.7, half_window=5, min_words=30), [0, 60])
+    np.testing.assert_array_equal(posterior_starts(p, threshold=0.4, half_window=5, min_words=30), [0, 60, 120])
+    # a floor of 70 words: no story may start before word 70, so the weaker peak at 120 is the one left
+    np.testing.assert_array_equal(posterior_starts(p, threshold=0.4, half_window=5, min_words=70), [0, 120])
+    np.testing.assert_array_equal(posterior_starts(np.zeros(0), threshold=0.5), np.zeros(0, dtype=np.int64))
+    with pytest.raises(ParameterError, match=r"posterior threshold must lie in \[0, 1\], got 1.5"):
+        posterior_starts(p, threshold=1.5)
+
+
+def test_posterior_threshold_is_a_usable_knob(small_model, newsscape_days):
+    """Story counts fall step by step as the threshold rises, with no cliff from a handful to thousands."""
+    from engine.segment.segmenter import segment_transcript
+
+    day = newsscape_days[0].slice(0, 8000)
+    counts = [len(segment_transcript(day, model=small_model, posterior_threshold=t).story_starts)
+              for t in (0.05, 0.2, 0.4, 0.6, 0.8, 0.95)]
+    assert counts == sorted(counts, reverse=True)
+    assert counts[0] <= 8000 // 30 + 1 and counts[-1] >= 1
+    assert max(np.diff(counts[::-1])) < 8000 // 30 / 2
