@@ -53,6 +53,9 @@ HMM = "HMM, paper's features, fitted weights"
 HMM_SENT = "HMM + SENTENCE-START, fitted weights"
 FLOOR = f"HMM + SENTENCE-START, story floor {config.MIN_STORY_WORDS} words"
 GAP = "caption-gap rule (T on training days)"
+HYBRID = f"HMM + SENTENCE-START and gap rule, story floor {config.MIN_STORY_WORDS} words"
+MODEL_CACHE: Path | None = None
+_MODELS: dict = {}
 MEASURES = ("tdt_cost", "pk", "windowdiff")
 
 
@@ -63,13 +66,52 @@ def floored(model, transcript) -> np.ndarray:
                               strength=seg.confidence)
 
 
+def trained(train, features, label: str):
+    """train_model on ``train``, kept in MODEL_CACHE (keyed by the training days) between runs."""
+    import hashlib
+
+    from engine.segment.model import SegmentationModel
+
+    key = label + ":" + "+".join(sorted(t.name for t in train))
+    if key in _MODELS:
+        return _MODELS[key]
+    path = None if MODEL_CACHE is None else MODEL_CACHE / f"{label}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
+    if path is not None and path.is_file():
+        model = SegmentationModel.load(path)
+    else:
+        model = train_model(train, features=features)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            model.save(path)
+    _MODELS[key] = model
+    return model
+
+
+def hybrid(model, transcript, threshold: float) -> np.ndarray:
+    """HMM starts and the gap rule's starts together, then the story floor (weaker boundary of a short story goes)."""
+    seg = segment_transcript(transcript, model=model)
+    gap = gap_rule_starts(transcript, threshold=threshold)
+    starts = np.union1d(seg.story_starts, gap)
+    # evidence of each start: the HMM's posterior near it, plus 1 for a pause longer than T
+    from engine.segment.segmenter import boundary_confidence
+
+    strength = boundary_confidence(seg.boundary_posterior, starts, half_window=config.CONFIDENCE_HALF_WINDOW)
+    strength = strength + np.isin(starts, gap)
+    return enforce_min_length(starts, len(transcript), min_words=config.MIN_STORY_WORDS, strength=strength)
+
+
 def systems(have_c99: bool, thresholds: dict) -> dict:
     """Every system as a fitter: it sees the training days only and returns a segmenter."""
-    def hmm(features, floor=False):
+    def hmm(features, label, floor=False):
         def fit(train):
-            model = train_model(train, features=features)
+            model = trained(train, features, label)
             return (lambda t: floored(model, t)) if floor else (lambda t: hmm_starts(model, t))
         return fit
+
+    def both(train):
+        model = trained(train, PUNCTUATED_FEATURES, "punctuated")
+        threshold = fit_gap_threshold(train)
+        return lambda t: hybrid(model, t, threshold)
 
     def gap(train):
         threshold = fit_gap_threshold(train)
@@ -84,9 +126,10 @@ def systems(have_c99: bool, thresholds: dict) -> dict:
         return lambda t: evenly_spaced_starts(len(t), max(1, round(len(t) / mean_len)))
 
     out = {
-        HMM: hmm(DEFAULT_FEATURES),
-        HMM_SENT: hmm(PUNCTUATED_FEATURES),
-        FLOOR: hmm(PUNCTUATED_FEATURES, floor=True),
+        HMM: hmm(DEFAULT_FEATURES, "paper"),
+        HMM_SENT: hmm(PUNCTUATED_FEATURES, "punctuated"),
+        FLOOR: hmm(PUNCTUATED_FEATURES, "punctuated", floor=True),
+        HYBRID: both,
         GAP: gap,
         "TextTiling (nltk)": lambda train: lambda t: cached_peer("texttiling", t, texttiling_starts),
         "no boundary": lambda train: lambda t: np.zeros(1, dtype=np.int64),
@@ -137,9 +180,9 @@ def markdown(results: dict) -> str:
 
 def targets(results: dict) -> dict:
     """For every HMM row: does it beat every peer on every measure on every day, and no boundary on WindowDiff?"""
-    peers = [n for n in next(iter(results["per_day"].values())) if not n.startswith("HMM")]
+    peers = [n for n in next(iter(results["per_day"].values())) if not n.startswith("HMM")]  # gap rule included
     out = {}
-    for name in (HMM, HMM_SENT, FLOOR):
+    for name in (HMM, HMM_SENT, FLOOR, HYBRID):
         beats = all(rows[name][m] < rows[p][m] for rows in results["per_day"].values() for p in peers
                     for m in MEASURES)
         below = all(rows[name]["windowdiff"] < rows["no boundary"]["windowdiff"]
@@ -152,7 +195,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peer-cache", type=Path, default=None, metavar="FILE",
                         help="JSON file that keeps TextTiling/C99 results between runs (they are slow)")
+    parser.add_argument("--model-cache", type=Path, default=None, metavar="DIR",
+                        help="folder that keeps the models trained in each fold between runs")
     args = parser.parse_args(argv)
+    global MODEL_CACHE
+    MODEL_CACHE = args.model_cache
     if not (SHARED / "newsscape").is_dir():
         print(f"skipped: {SHARED / 'newsscape'} is absent", file=sys.stderr)
         return 0

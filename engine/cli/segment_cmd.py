@@ -108,12 +108,13 @@ def _load_recording(rec: str, args=None):
         ends=np.array([w["end"] for w in words], dtype=np.float64),
         name=recording["name"],
     )
-    extras = {}
+    extras: dict = {}
     if words and all(w["x_duration"] is not None for w in words):
         extras["x_duration"] = np.array([w["x_duration"] for w in words], dtype=np.float64)
     if words and all(w["transcribed"] is not None for w in words):
         extras["transcribed"] = np.array([bool(w["transcribed"]) for w in words])
     extras["engine"] = recording["engine"]
+    extras["displays"] = [w.get("display") or w["text"] for w in words]
     return transcript, extras
 
 
@@ -151,16 +152,18 @@ def _train(args) -> int:
 
 
 def _run(args) -> int:
-    from engine.segment.segmenter import segment_transcript, shipped_model_note
-    from models.segmentation import model_for_recognizer
+    from engine.segment.segmenter import segment_recognised, segment_transcript, shipped_model_note
 
     transcript, extras = _load_recording(args.rec, args)
     model = args.model
-    if "engine" in extras:  # a recording in the index: the model ingest chose for its recogniser
-        engine = extras.pop("engine")
-        model = model or model_for_recognizer(engine)
-    result = segment_transcript(transcript, model=model, log_penalty=args.penalty,
-                                posterior_threshold=args.threshold, **extras)
+    if "engine" in extras:  # a recording in the index: ingest's model choice, sentence starts and story floor
+        result = segment_recognised(
+            transcript.words, extras.pop("displays"), engine=extras.pop("engine"), starts=transcript.starts,
+            ends=transcript.ends, model=model, log_penalty=args.penalty, posterior_threshold=args.threshold, **extras,
+        )
+    else:
+        result = segment_transcript(transcript, model=model, log_penalty=args.penalty,
+                                    posterior_threshold=args.threshold, **extras)
     note = shipped_model_note(transcript, model)
     if note and len(result.story_starts) <= 1:
         print(f"note: {note}", file=sys.stderr)

@@ -67,24 +67,18 @@ def segment_stories(
     form. Stories shorter than ``MIN_STORY_WORDS`` are merged into a neighbour, so search
     never ranks a fragment of a few words as a story.
     """
-    from engine.segment import config
-    from engine.segment.segmenter import segment_words
-    from engine.segment.text import sentence_starts_from_display
-    from models.segmentation import PUNCTUATED_MODEL_NAME, model_for_recognizer
+    from engine.segment.segmenter import segment_recognised
 
     # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
-    texts = [w.text.replace(" ", "_") or "_" for w in words]
-    sentences = sentence_starts_from_display([getattr(w, "display", "") or w.text for w in words])
-    name = model_for_recognizer(engine, punctuated=bool(sentences.size))
-    seg = segment_words(
-        texts,
+    seg = segment_recognised(
+        [w.text.replace(" ", "_") or "_" for w in words],
+        [getattr(w, "display", "") or w.text for w in words],
+        engine=engine,
         starts=np.array([w.start for w in words]),
         ends=np.array([w.end for w in words]),
         x_duration=x_duration,
         transcribed=transcribed,
-        model=name,
-        sentence_starts=sentences if name == PUNCTUATED_MODEL_NAME else None,
-    ).merged_short(config.MIN_STORY_WORDS)
+    )
     return [
         StoryRow(first, last - 1, float(conf))
         for (first, last), conf in zip(seg.spans(), seg.confidence.tolist(), strict=True)

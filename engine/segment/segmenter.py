@@ -236,3 +236,40 @@ def segment_transcript(
         with_posteriors=with_posteriors, sentence_starts=sentences, x_duration=x_duration, transcribed=transcribed,
         posterior_threshold=posterior_threshold,
     )
+
+
+def segment_recognised(
+    words: Sequence[str],
+    displays: Sequence[str] | None = None,
+    *,
+    engine: str | None,
+    starts: np.ndarray | None = None,
+    ends: np.ndarray | None = None,
+    x_duration: np.ndarray | None = None,
+    transcribed: np.ndarray | None = None,
+    model: SegmentationModel | str | Path | None = None,
+    log_penalty: float | None = None,
+    posterior_threshold: float | None = None,
+) -> Segmentation:
+    """Stories of one recogniser's output, as ingest finds them.
+
+    ``displays[t]`` is word ``t`` as the recogniser wrote it (cased and punctuated for
+    Whisper; None or empty strings: same as ``words``). Sentence ends in it pick the
+    punctuated model and feed SENTENCE-START; ``model`` (default: the shipped model for
+    ``engine``, see ``models.segmentation.model_for_recognizer``) overrides the choice.
+    Stories under ``MIN_STORY_WORDS`` are merged into a neighbour.
+    """
+    from engine.segment.text import sentence_starts_from_display
+    from models.segmentation import model_for_recognizer
+
+    shown = [d or w for d, w in zip(displays, words, strict=True)] if displays is not None else list(words)
+    sentences = sentence_starts_from_display(shown)
+    chosen = model if model is not None else model_for_recognizer(engine, punctuated=bool(sentences.size))
+    resolved = resolve_model(chosen)
+    wants_sentences = "sentence_start" in resolved.feature_names
+    seg = segment_words(
+        words, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed, model=resolved,
+        log_penalty=log_penalty, posterior_threshold=posterior_threshold,
+        sentence_starts=sentences if wants_sentences and sentences.size else None,
+    )
+    return seg.merged_short(config.MIN_STORY_WORDS)
