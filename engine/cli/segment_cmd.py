@@ -69,6 +69,9 @@ def _model_args(parser) -> None:
     parser.add_argument("--model", default=None, metavar="NAME", help="model name or .npz path (default: shipped)")
     parser.add_argument("--penalty", type=float, default=None, metavar="LOG",
                         help="boundary penalty (log); higher gives more stories")
+    parser.add_argument("--threshold", type=float, default=None, metavar="P",
+                        help="instead of the best path, a boundary wherever the posterior of a story start "
+                             "within 5 words peaks above P (0..1); lower gives more stories")
 
 
 def _help(parser) -> int:
@@ -105,12 +108,13 @@ def _load_recording(rec: str, args=None):
         ends=np.array([w["end"] for w in words], dtype=np.float64),
         name=recording["name"],
     )
-    extras = {}
+    extras: dict = {}
     if words and all(w["x_duration"] is not None for w in words):
         extras["x_duration"] = np.array([w["x_duration"] for w in words], dtype=np.float64)
     if words and all(w["transcribed"] is not None for w in words):
         extras["transcribed"] = np.array([bool(w["transcribed"]) for w in words])
     extras["engine"] = recording["engine"]
+    extras["displays"] = [w.get("display") or w["text"] for w in words]
     return transcript, extras
 
 
@@ -125,7 +129,11 @@ def _train(args) -> int:
     from engine.segment.text import read_corpus
     from models.segmentation import model_path
 
-    transcripts = read_corpus(args.corpus)
+    transcripts = _with_story_markers(read_corpus(args.corpus), Path(args.corpus))
+    total = sum(len(t.story_starts) for t in transcripts)
+    if total < config.MIN_TRAINING_STORIES:
+        raise ParameterError(f"{args.corpus}: {total} stories in {len(transcripts)} transcripts; training needs at "
+                             f"least {config.MIN_TRAINING_STORIES} to estimate story lengths and features")
     max_state = config.MAX_STATE if args.max_state is None else args.max_state
     if max_state < 1:
         raise ParameterError(f"--max-state must be >= 1, got {max_state}")
@@ -144,15 +152,18 @@ def _train(args) -> int:
 
 
 def _run(args) -> int:
-    from engine.segment.segmenter import segment_transcript, shipped_model_note
-    from models.segmentation import model_for_recognizer
+    from engine.segment.segmenter import segment_recognised, segment_transcript, shipped_model_note
 
     transcript, extras = _load_recording(args.rec, args)
     model = args.model
-    if "engine" in extras:  # a recording in the index: the model ingest chose for its recogniser
-        engine = extras.pop("engine")
-        model = model or model_for_recognizer(engine)
-    result = segment_transcript(transcript, model=model, log_penalty=args.penalty, **extras)
+    if "engine" in extras:  # a recording in the index: ingest's model choice, sentence starts and story floor
+        result = segment_recognised(
+            transcript.words, extras.pop("displays"), engine=extras.pop("engine"), starts=transcript.starts,
+            ends=transcript.ends, model=model, log_penalty=args.penalty, posterior_threshold=args.threshold, **extras,
+        )
+    else:
+        result = segment_transcript(transcript, model=model, log_penalty=args.penalty,
+                                    posterior_threshold=args.threshold, **extras)
     note = shipped_model_note(transcript, model)
     if note and len(result.story_starts) <= 1:
         print(f"note: {note}", file=sys.stderr)
@@ -179,7 +190,7 @@ def _eval(args) -> int:
     from models.segmentation import load_model
 
     corpus = Path(args.corpus) if args.corpus else _default_corpus()
-    transcripts = read_corpus(corpus)
+    transcripts = _with_story_markers(read_corpus(corpus), corpus)
     if args.leave_one_out:
         if len(transcripts) < 2:
             raise ParameterError(f"{corpus}: leave-one-out needs at least 2 transcripts, found {len(transcripts)}")
@@ -187,11 +198,11 @@ def _eval(args) -> int:
 
         folds = leave_one_out(transcripts, features=PUNCTUATED_FEATURES if args.sentences else DEFAULT_FEATURES)
         tested = [t for f in folds for t in f.test]
-        hyps = [_starts_with_penalty(f.model, t, args.penalty) for f in folds for t in f.test]
+        hyps = [_starts_with_penalty(f.model, t, args.penalty, args.threshold) for f in folds for t in f.test]
     else:
         model = load_model(args.model) if args.model else None  # None: the shipped model for each input
         tested = transcripts
-        hyps = [_starts_with_penalty(model, t, args.penalty) for t in transcripts]
+        hyps = [_starts_with_penalty(model, t, args.penalty, args.threshold) for t in transcripts]
     rows = [(t.name, score([t], [h])) for t, h in zip(tested, hyps, strict=True)]
     rows.append(("ALL", score(tested, hyps)))
     if args.json:
@@ -204,10 +215,20 @@ def _eval(args) -> int:
     return 0
 
 
-def _starts_with_penalty(model, transcript, penalty):
+def _with_story_markers(transcripts: list, folder: Path) -> list:
+    """The transcripts, if every one marks at least one story boundary; else a one-line error naming the file."""
+    for t in transcripts:
+        if len(t.story_starts) < 2:
+            raise ParameterError(f"{folder / t.name}: no story markers (a .txt3 file needs SEG rows with "
+                                 "'Story start' or 'Commercial', a .txt file blank lines between stories)")
+    return transcripts
+
+
+def _starts_with_penalty(model, transcript, penalty, threshold=None):
     from engine.segment.segmenter import segment_transcript
 
-    return segment_transcript(transcript, model=model, log_penalty=penalty, with_posteriors=False).story_starts
+    return segment_transcript(transcript, model=model, log_penalty=penalty, with_posteriors=False,
+                              posterior_threshold=threshold).story_starts
 
 
 def _read_truth(path: str, n_words: int) -> np.ndarray:

@@ -61,19 +61,23 @@ def segment_stories(
     words: Sequence[Word], x_duration: np.ndarray | None, transcribed: np.ndarray | None = None, *,
     engine: str | None = None,
 ) -> list[StoryRow]:
-    """Stories by the fine-grained HMM with the shipped model for ``engine``; words not ``transcribed`` are left out."""
-    from engine.segment.segmenter import segment_words
-    from models.segmentation import model_for_recognizer
+    """Stories by the fine-grained HMM with the shipped model for ``engine``; words not ``transcribed`` are left out.
+
+    A recogniser that punctuates (Whisper) gives sentence starts through each word's display
+    form. Stories shorter than ``MIN_STORY_WORDS`` are merged into a neighbour, so search
+    never ranks a fragment of a few words as a story.
+    """
+    from engine.segment.segmenter import segment_recognised
 
     # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
-    texts = [w.text.replace(" ", "_") or "_" for w in words]
-    seg = segment_words(
-        texts,
+    seg = segment_recognised(
+        [w.text.replace(" ", "_") or "_" for w in words],
+        [getattr(w, "display", "") or w.text for w in words],
+        engine=engine,
         starts=np.array([w.start for w in words]),
         ends=np.array([w.end for w in words]),
         x_duration=x_duration,
         transcribed=transcribed,
-        model=model_for_recognizer(engine),
     )
     return [
         StoryRow(first, last - 1, float(conf))

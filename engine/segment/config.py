@@ -112,3 +112,16 @@ STOCHASTIC_TOLERANCE = 1e-6
 #: point had P(false alarm) 0.11), searched on GRID_RECALL_PENALTY.
 FALSE_ALARM_TARGET = 0.11
 GRID_RECALL_PENALTY = tuple(x / 2 for x in range(-8, 25))
+
+#: Pause thresholds (seconds) searched on training data for the caption-gap rule
+#: ("a story starts after every pause longer than T").
+GRID_GAP_THRESHOLD = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 15.0, 20.0)
+
+#: Shortest story (words) that segmentation hands to ingest and search: shorter ones are
+#: merged into the neighbour across their weaker boundary. A caption or recogniser story
+#: of a few words is a fragment, not a passage search can rank.
+MIN_STORY_WORDS = 30
+
+#: ``segment train`` refuses a corpus with fewer stories than this: the length
+#: distribution and the trigger counts need a few dozen stories at least.
+MIN_TRAINING_STORIES = 36

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.errors import ParameterError
 from engine.segment.evaluate import Scores, score_documents
 from engine.segment.features import DEFAULT_FEATURES
 from engine.segment.model import Hyperparameters, SegmentationModel, train_model
@@ -136,3 +137,29 @@ def penalty_sweep(
         hyps = [hmm_starts(f.model, t, log_penalty=float(penalty)) for f in folds for t in f.test]
         points.append({"log_penalty": float(penalty), **score(tests, hyps).as_dict()})
     return points
+
+
+#: A system for :func:`nested_leave_one_out`: given the training transcripts, it fits
+#: whatever it needs on them alone and returns a function from a transcript to story starts.
+Fitter = Callable[[Sequence[Transcript]], Callable[[Transcript], np.ndarray]]
+
+
+def nested_leave_one_out(transcripts: Sequence[Transcript], systems: dict[str, Fitter]) -> list[dict[str, np.ndarray]]:
+    """Leave-one-out where every system is fitted on the training transcripts only.
+
+    For each transcript ``i`` in turn, every fitter in ``systems`` gets the other
+    transcripts (its thresholds, weights and penalties are chosen on them: the held-out
+    transcript is never passed), and the segmenter it returns decodes transcript ``i``.
+
+    Returns
+    -------
+    list of dict, length len(transcripts)
+        For each held-out transcript, the story starts of every system (int64 arrays).
+    """
+    if len(transcripts) < 2:
+        raise ParameterError(f"leave-one-out needs at least 2 transcripts, got {len(transcripts)}")
+    out = []
+    for i, held in enumerate(transcripts):
+        train = [t for j, t in enumerate(transcripts) if j != i]
+        out.append({name: np.asarray(fit(train)(held), dtype=np.int64) for name, fit in systems.items()})
+    return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,19 @@ class Segmentation:
         ends = [*self.story_starts[1:].tolist(), int(self.states.shape[0])]
         return list(zip(self.story_starts.tolist(), ends, strict=True))
 
+    def merged_short(self, min_words: int) -> Segmentation:
+        """The same segmentation with stories shorter than ``min_words`` merged into a neighbour.
+
+        Of the two boundaries around a short story the one with the lower confidence goes
+        (see :func:`engine.segment.rules.enforce_min_length`); ``states`` stay the decoder's.
+        """
+        from engine.segment.rules import enforce_min_length
+
+        kept = enforce_min_length(self.story_starts, int(self.states.shape[0]), min_words=min_words,
+                                  strength=np.nan_to_num(self.confidence, nan=0.0))
+        keep = np.isin(self.story_starts, kept)
+        return replace(self, story_starts=self.story_starts[keep], confidence=self.confidence[keep])
+
 
 def resolve_model(model: SegmentationModel | str | Path | None, *, punctuated: bool = False) -> SegmentationModel:
     """A model object, a model name or path, or None for the shipped default.
@@ -82,6 +95,7 @@ def segment_words(
     with_posteriors: bool = True,
     sentence_starts: np.ndarray | Sequence[int] | None = None,
     transcribed: np.ndarray | Sequence[bool] | None = None,
+    posterior_threshold: float | None = None,
 ) -> Segmentation:
     """Cut a recognizer's word sequence into stories.
 
@@ -112,6 +126,11 @@ def segment_words(
         word sequence, as the paper's recogniser never emits them: their time is
         already X-DURATION of the next real word. Each belongs to the story of the
         real word before it, and no story starts at one.
+    posterior_threshold : float in [0, 1], optional
+        Place boundaries where the start posterior, summed over ``CONFIDENCE_HALF_WINDOW``
+        words either side, peaks above this probability (at least ``MIN_STORY_WORDS`` apart)
+        instead of on the Viterbi path: a calibrated knob whose story count changes smoothly,
+        where ``log_penalty`` has a cliff. Implies ``with_posteriors``.
 
     Returns
     -------
@@ -129,6 +148,7 @@ def segment_words(
         return _segment_transcribed(
             words, np.asarray(transcribed), starts=starts, ends=ends, x_duration=x_duration, model=resolved,
             log_penalty=log_penalty, with_posteriors=with_posteriors, sentence_starts=sentence_starts,
+            posterior_threshold=posterior_threshold,
         )
     if n == 0:
         empty_i = np.zeros(0, dtype=np.int64)
@@ -140,7 +160,13 @@ def segment_words(
     story_starts = np.flatnonzero(states == 0)
     if story_starts.size == 0 or story_starts[0] != 0:
         story_starts = np.concatenate([[0], story_starts]).astype(np.int64)
-    if with_posteriors:
+    if posterior_threshold is not None:
+        from engine.segment.rules import posterior_starts
+
+        posterior = resolved.boundary_posterior(bins, log_penalty=log_penalty)
+        story_starts = posterior_starts(posterior, threshold=posterior_threshold)
+        confidence = boundary_confidence(posterior, story_starts, half_window=config.CONFIDENCE_HALF_WINDOW)
+    elif with_posteriors:
         posterior = resolved.boundary_posterior(bins, log_penalty=log_penalty)
         confidence = boundary_confidence(posterior, story_starts, half_window=config.CONFIDENCE_HALF_WINDOW)
     else:
@@ -201,10 +227,49 @@ def segment_transcript(
     with_posteriors: bool = True,
     x_duration: np.ndarray | None = None,
     transcribed: np.ndarray | None = None,
+    posterior_threshold: float | None = None,
 ) -> Segmentation:
     """:func:`segment_words` on a :class:`Transcript`, with its times and (if any) its sentence starts."""
     sentences = transcript.sentence_starts if transcript.sentence_starts.size else None
     return segment_words(
         transcript.words, starts=transcript.starts, ends=transcript.ends, model=model, log_penalty=log_penalty,
         with_posteriors=with_posteriors, sentence_starts=sentences, x_duration=x_duration, transcribed=transcribed,
+        posterior_threshold=posterior_threshold,
     )
+
+
+def segment_recognised(
+    words: Sequence[str],
+    displays: Sequence[str] | None = None,
+    *,
+    engine: str | None,
+    starts: np.ndarray | None = None,
+    ends: np.ndarray | None = None,
+    x_duration: np.ndarray | None = None,
+    transcribed: np.ndarray | None = None,
+    model: SegmentationModel | str | Path | None = None,
+    log_penalty: float | None = None,
+    posterior_threshold: float | None = None,
+) -> Segmentation:
+    """Stories of one recogniser's output, as ingest finds them.
+
+    ``displays[t]`` is word ``t`` as the recogniser wrote it (cased and punctuated for
+    Whisper; None or empty strings: same as ``words``). Sentence ends in it pick the
+    punctuated model and feed SENTENCE-START; ``model`` (default: the shipped model for
+    ``engine``, see ``models.segmentation.model_for_recognizer``) overrides the choice.
+    Stories under ``MIN_STORY_WORDS`` are merged into a neighbour.
+    """
+    from engine.segment.text import sentence_starts_from_display
+    from models.segmentation import model_for_recognizer
+
+    shown = [d or w for d, w in zip(displays, words, strict=True)] if displays is not None else list(words)
+    sentences = sentence_starts_from_display(shown)
+    chosen = model if model is not None else model_for_recognizer(engine, punctuated=bool(sentences.size))
+    resolved = resolve_model(chosen)
+    wants_sentences = "sentence_start" in resolved.feature_names
+    seg = segment_words(
+        words, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed, model=resolved,
+        log_penalty=log_penalty, posterior_threshold=posterior_threshold,
+        sentence_starts=sentences if wants_sentences and sentences.size else None,
+    )
+    return seg.merged_short(config.MIN_STORY_WORDS)

@@ -290,3 +290,17 @@ def concatenate_articles(articles: Sequence[str], *, per_document: int, name: st
         from_stories(articles[i : i + per_document], name=f"{name}-{i // per_document}")
         for i in range(0, len(articles), per_document)
     ]
+
+
+def sentence_starts_from_display(displays: Sequence[str]) -> np.ndarray:
+    """Word indices that open a sentence in a recogniser's cased, punctuated word forms.
+
+    ``displays[t]`` is word ``t`` as the recogniser wrote it (Whisper: ``"Tonight,"``,
+    ``"weather."``). Word 0 opens a sentence, and so does every word after one that ends
+    in ``.``, ``?`` or ``!`` (closing quotes allowed). Returns int64 (k,); an empty array
+    when no word ends a sentence (unpunctuated output: the caller should treat it as such).
+    """
+    ends = np.fromiter((bool(_SENTENCE_END.search(d)) for d in displays), dtype=bool, count=len(displays))
+    if not ends.any():
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([[0], np.flatnonzero(ends[:-1]) + 1]).astype(np.int64)

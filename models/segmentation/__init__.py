@@ -31,6 +31,10 @@ ACOUSTIC_MODEL_NAME = "newsscape-acoustic"
 #: features, learnt from captions, pull every boundary away (bench/segment_asr_bench.py).
 WEAK_RECOGNIZERS = frozenset({"pocketsphinx"})
 
+#: Recognisers whose output is cased and punctuated (Whisper): their sentence ends feed the
+#: SENTENCE-START feature, so their output goes to the punctuated model.
+PUNCTUATING_RECOGNIZERS = frozenset({"whisper"})
+
 
 def user_models_dir() -> Path:
     """Folder of segmentation models trained by the user."""
@@ -56,9 +60,18 @@ def model_path(name: str | Path | None = None) -> Path:
     return user_models_dir() / f"{text}.npz"
 
 
-def model_for_recognizer(engine: str | None) -> str:
-    """Name of the shipped model that segments the output of recogniser ``engine``."""
-    return ACOUSTIC_MODEL_NAME if engine in WEAK_RECOGNIZERS else DEFAULT_MODEL_NAME
+def model_for_recognizer(engine: str | None, *, punctuated: bool | None = None) -> str:
+    """Name of the shipped model that segments the output of recogniser ``engine``.
+
+    ``punctuated`` says whether this output really carries sentence punctuation; None
+    assumes what the recogniser usually gives (Whisper: yes). A punctuating recogniser
+    whose output has no sentence end falls back to the unpunctuated model.
+    """
+    if engine in WEAK_RECOGNIZERS:
+        return ACOUSTIC_MODEL_NAME
+    if punctuated is None:
+        punctuated = engine in PUNCTUATING_RECOGNIZERS
+    return PUNCTUATED_MODEL_NAME if punctuated else DEFAULT_MODEL_NAME
 
 
 def load_model(name: str | Path | None = None):

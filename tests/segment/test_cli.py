@@ -91,3 +91,26 @@ def test_shipped_model_on_text_without_times_says_why_it_finds_little(cli, corpu
         assert "segment train --corpus DIR --sentences" in captured.err
     else:
         assert captured.err == ""
+
+
+@pytest.mark.parametrize("command", ["eval", "train"])
+def test_file_without_story_markers_is_refused_by_name(cli, corpus, capsys, command):
+    (corpus / "doc9.txt").write_text("one long paragraph with no blank line between stories at all\n")
+    argv = ["segment", command, "--corpus", str(corpus)] + (["--out", "x", "--no-tune"] if command == "train" else [])
+    assert cli(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("earshot: error: ") and err.count("\n") == 1
+    assert f"{corpus / 'doc9.txt'}: no story markers" in err
+
+
+def test_train_refuses_a_corpus_of_too_few_stories(cli, tmp_path, lee_articles, capsys):
+    from engine.segment import config
+
+    folder = tmp_path / "few"
+    folder.mkdir()
+    for i in range(2):
+        (folder / f"d{i}.txt").write_text("\n\n".join(lee_articles[i * 5 : i * 5 + 5]), encoding="utf-8")
+    assert cli(["segment", "train", "--corpus", str(folder), "--out", "few", "--no-tune"]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder}: 10 stories in 2 transcripts; training needs at least {config.MIN_TRAINING_STORIES}" in err
+    assert not (tmp_path / "data/models/segmentation/few.npz").exists()
