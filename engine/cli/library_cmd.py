@@ -91,7 +91,7 @@ def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[
         print(f"\n{len(stories)} stories:")
         for s in stories:
             conf = "" if s["confidence"] is None else f" (boundary confidence {s['confidence']:.2f})"
-            opening = " ".join(w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
+            opening = " ".join(w.get("display") or w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
             print(f"  {s['idx'] + 1:>3}. {clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}{conf}  {opening} …")
     if args.entities:
         print(f"\n{len(entities)} entity mentions:")
