@@ -26,12 +26,13 @@ from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
 from models.discover import embedded_model, embedded_whisper, package_models
 from models.fetch import fetch
 from models.install import install_archive
-from models.layout import LAYOUT_HINT, folder_layout
+from models.layout import LAYOUT_HINT, WHISPER_HINT, folder_layout, whisper_layout
 from models.records import (
     LINK_SUFFIX,
     MANIFEST_NAME,
     RECORD_FORMAT,
     SETTINGS_NAME,
+    Engine,
     InstalledModel,
     folder_size,
     now_iso,
@@ -127,18 +128,21 @@ class ModelManager:
         return model
 
     def use(self, path: Path | str, name: str | None = None, *, language: str | None = None) -> InstalledModel:
-        """Register a Vosk model folder the user already has, without copying it.
+        """Register a Vosk or CTranslate2 Whisper model folder the user already has, without copying it.
 
         ``name`` defaults to the folder's name; ``language`` to the catalogue's
-        for that name, else ``"und"``. Raises NotFoundError if the folder does
-        not exist and ModelError if it lacks the Vosk files or the name is taken.
+        for that name, else ``"und"`` (for a multilingual Whisper model: the
+        language it is told it hears; ``"und"`` lets it detect the language).
+        Raises NotFoundError if the folder does not exist and ModelError if it
+        lacks the model files or the name is taken.
         """
         folder = Path(path).expanduser().absolute()
         if not folder.is_dir():
             raise NotFoundError(f"{folder}: no such folder")
-        layout = folder_layout(folder)
+        layout = folder_layout(folder) or whisper_layout(folder)
         if layout is None:
-            raise ModelError(f"{folder}: not a Vosk model: the folder lacks {LAYOUT_HINT}")
+            raise ModelError(f"{folder}: not a Vosk model ({LAYOUT_HINT}) nor a Whisper model ({WHISPER_HINT})")
+        engine: Engine = "whisper" if layout == "ctranslate2" else "vosk"
         name = name or folder.name
         _check_name(name)
         taken = next((model for model in self.installed() if model.name == name), None)
@@ -149,7 +153,7 @@ class ModelManager:
         entry = find_entry(name, self._catalogue)
         language = language or (entry.language if entry else "und")
         record = {
-            "format": RECORD_FORMAT, "name": name, "engine": "vosk", "language": language, "source": "linked",
+            "format": RECORD_FORMAT, "name": name, "engine": engine, "language": language, "source": "linked",
             "path": str(folder), "layout": layout, "linked_at": now_iso(),
         }
         try:
@@ -157,7 +161,7 @@ class ModelManager:
             write_json(self.root / f"{name}{LINK_SUFFIX}", record)
         except OSError as exc:
             raise ModelError(f"{name}: cannot write the link record in {self.root}: {exc.strerror or exc}") from None
-        return InstalledModel(name, folder, "vosk", language, "linked", folder_size(folder))
+        return InstalledModel(name, folder, engine, language, "linked", folder_size(folder))
 
     def remove(self, name: str) -> None:
         """Delete a downloaded model or forget a linked one (its folder is left alone).
@@ -285,10 +289,11 @@ def _linked(link: Path) -> InstalledModel | None:
     if record is None or not isinstance(record.get("path"), str):
         return None
     folder = Path(record["path"])
-    if not folder.is_dir() or folder_layout(folder) is None:
+    engine: Engine = "whisper" if record.get("engine") == "whisper" else "vosk"
+    if not folder.is_dir() or (folder_layout(folder) if engine == "vosk" else whisper_layout(folder)) is None:
         return None
     name = link.name.removesuffix(LINK_SUFFIX)
-    return InstalledModel(name, folder, "vosk", str(record.get("language") or "und"), "linked", folder_size(folder))
+    return InstalledModel(name, folder, engine, str(record.get("language") or "und"), "linked", folder_size(folder))
 
 
 def _remove_stale_staging(root: Path, name: str) -> None:

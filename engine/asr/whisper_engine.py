@@ -89,8 +89,11 @@ class WhisperTranscriber:
             raise ModelError(f"{spec.name}: faster-whisper cannot load {folder}: {exc}") from None
         self.model_name = spec.name
         self._multilingual = bool(self._model.model.is_multilingual)
-        language = (spec.language or ("" if self._multilingual else "en")).split("-")[0]
-        self.language = language
+        # "en-us" -> "en"; "und" (unknown) lets a multilingual model detect the language per chunk
+        language = spec.language.split("-")[0].lower() if spec.language not in ("", "und") else ""
+        if not self._multilingual and language not in ("", "en"):
+            raise ModelError(f"{spec.name}: an English-only Whisper model cannot transcribe language {spec.language!r}")
+        self.language = language or ("" if self._multilingual else "en")
 
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
         """Consume int16 blocks (shape (n,)); yield the words of each decoded chunk."""

@@ -24,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument("path", metavar="PATH")
     q.add_argument("--name", help="name to list it under (default: the folder's name)")
     q.add_argument("--no-default", action="store_true", help="do not make it the default model")
+    q.add_argument("--language", help="language code, e.g. de (a multilingual Whisper model is told it hears this)")
     q.set_defaults(func=run_use)
 
     q = sub.add_parser("remove", help="remove an installed model (a linked folder is left alone)")
@@ -91,7 +92,7 @@ def run_download(args: argparse.Namespace) -> int:
 
 def run_use(args: argparse.Namespace) -> int:
     mgr = _manager()
-    model = mgr.use(args.path, name=args.name)
+    model = mgr.use(args.path, name=args.name, language=args.language)
     print(f"registered {model.name} ({model.path})")
     if not args.no_default:
         mgr.set_default(model.name)

