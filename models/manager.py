@@ -25,7 +25,7 @@ from engine.paths import models_dir
 from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
 from models.discover import embedded_model, embedded_whisper, package_models
 from models.fetch import fetch
-from models.install import install_archive
+from models.install import install_archive, install_whisper
 from models.layout import LAYOUT_HINT, WHISPER_HINT, folder_layout, whisper_layout
 from models.records import (
     LINK_SUFFIX,
@@ -91,14 +91,17 @@ class ModelManager:
 
     # -- changing ----------------------------------------------------------------------------
 
-    def download(self, name: str, *, report: JobReport | None = None, url: str | None = None) -> InstalledModel:
+    def download(self, name: str, *, report: JobReport | None = None, url: str | None = None,
+                 language: str | None = None) -> InstalledModel:
         """Download, verify and install the catalogue model ``name`` (from ``url`` if given, e.g. a mirror).
 
         Resumes an earlier partial download. ``report.progress`` receives
         (bytes done, bytes total); cancelling raises Cancelled and keeps the
         partial file. Other failures raise ModelError naming the model and the
         reason, and leave nothing that ``installed()`` lists. Returns the model
-        at once if it is already installed.
+        at once if it is already installed. A Whisper entry's files are fetched
+        one by one from ``url`` (a folder address); ``language`` is what a
+        multilingual Whisper model is told it hears (default: detect it).
         """
         _check_name(name)
         entry = find_entry(name, self._catalogue)
@@ -117,6 +120,9 @@ class ModelManager:
         except OSError as exc:
             raise ModelError(f"{name}: cannot create {part.parent}: {exc.strerror or exc}") from None
         source_url = url or (entry.url if entry else "")
+        if entry is not None and entry.engine == "whisper":
+            language = language or (entry.language if entry.language != "multi" else "und")
+            return install_whisper(entry, source_url, root=self.root, language=language, report=report)
         expected_bytes = entry.size_bytes if entry else None
         fetch(source_url, part, name=name, report=report, expected_bytes=expected_bytes)
         model = install_archive(
@@ -278,10 +284,13 @@ class ModelManager:
 
 def _downloaded(folder: Path) -> InstalledModel | None:
     manifest = read_json(folder / MANIFEST_NAME)
-    if manifest is None or folder_layout(folder) is None:
+    if manifest is None:
+        return None
+    engine: Engine = "whisper" if manifest.get("engine") == "whisper" else "vosk"
+    if (folder_layout(folder) if engine == "vosk" else whisper_layout(folder)) is None:
         return None
     language = manifest.get("language")
-    return InstalledModel(folder.name, folder, "vosk", str(language or "und"), "download", folder_size(folder))
+    return InstalledModel(folder.name, folder, engine, str(language or "und"), "download", folder_size(folder))
 
 
 def _linked(link: Path) -> InstalledModel | None:

@@ -17,6 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q = sub.add_parser("download", help="download and install a model from the catalogue")
     q.add_argument("name", metavar="NAME")
     q.add_argument("--url", help="download from this address instead of the catalogue's")
+    q.add_argument("--language", help="language code a multilingual Whisper model is told it hears (default: detect)")
     q.add_argument("--default", action="store_true", help="make it the default model afterwards")
     q.set_defaults(func=run_download)
 
@@ -80,7 +81,7 @@ def run_download(args: argparse.Namespace) -> int:
             print(f"{args.name}: {pct}%", file=sys.stderr)
         last[0] = pct
 
-    model = mgr.download(args.name, report=JobReport(progress=progress), url=args.url)
+    model = mgr.download(args.name, report=JobReport(progress=progress), url=args.url, language=args.language)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     print(f"installed {model.name} in {model.path}")
