@@ -41,7 +41,7 @@ def test_ingest_then_list_show_search_export(tmp_path: Path, recordings: Path) -
     failed = [line for line in run.stderr.splitlines() if line.startswith("FAILED")]
     assert failed == [f"FAILED   {recordings / 'broken.mp3'}: not a recognised audio or video file"]
     assert "2 transcribed, 0 unchanged, 1 failed" in run.stdout
-    assert "PocketSphinx" in run.stderr  # the user is told a better model exists
+    assert "model whisper-tiny.en" in run.stdout  # the embedded default: no download, no note
 
     listing = json.loads(earshot("list", "--json", db=db).stdout)
     assert sorted(r["name"] for r in listing) == ["football.wav", "rail.wav"]
