@@ -73,9 +73,10 @@ def run_show(args: argparse.Namespace) -> int:
             print(f"{clock(w['start'], decimals=2)}  {clock(w['end'], decimals=2)}  {w['conf']:.2f}  {w['text']}")
         return 0
     for s in segments:
-        confs = [w["conf"] for w in words[s["first_word"] : s["last_word"] + 1]]
-        mean = sum(confs) / len(confs) if confs else 0.0
-        print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {s['text']}")
+        span = words[s["first_word"] : s["last_word"] + 1]
+        mean = sum(w["conf"] for w in span) / len(span) if span else 0.0
+        text = " ".join(w["display"] or w["text"] for w in span) or s["text"]  # as the recogniser wrote it
+        print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {text}")
     return 0
 
 
