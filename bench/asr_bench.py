@@ -204,7 +204,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--memory-minutes", type=float, nargs="*", default=[10.0])
     parser.add_argument("--engines", nargs="+", default=["whisper", "pocketsphinx"])
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only the long-file memory runs, written to asr-memory.json/.md")
     args = parser.parse_args(argv)
+    if args.memory_only:
+        path, truth = build(args.minutes, args.seed)
+        write_memory(memory_runs(path, args), args)
+        return 0
 
     refs = librivox_refs()
     clips = sorted(refs)
@@ -233,6 +239,12 @@ def main(argv: list[str] | None = None) -> int:
                           "median_start_error": m["median_start_error"], "peak_rss_mb": run["peak_rss_mb"]}
         peer["time_ratio"] = peer["ours"]["rtf"] / peer["direct"]["rtf"]
         print(json.dumps(peer), file=sys.stderr)
+    write_results(rows, peer, memory_runs(path, args), args, truth)
+    return 0
+
+
+def memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Peak RSS and RTF of recognition over ``path`` repeated to each of ``args.memory_minutes``."""
     memory = []
     for minutes in args.memory_minutes:
         long = long_file(path, minutes)
@@ -241,8 +253,18 @@ def main(argv: list[str] | None = None) -> int:
             memory.append({"engine": engine, "minutes": minutes, "peak_rss_mb": run["peak_rss_mb"],
                            "rtf": run["files"][0]["seconds"] / (minutes * 60)})
             print(json.dumps(memory[-1]), file=sys.stderr)
-    write_results(rows, peer, memory, args, truth)
-    return 0
+    return memory
+
+
+def write_memory(memory: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "asr-memory.json").write_text(json.dumps({"cpus": os.cpu_count(), "memory": memory}, indent=1) + "\n")
+    lines = ["# Peak RSS of recognition over long files", "",
+             f"`python bench/asr_bench.py --memory-only --memory-minutes "
+             f"{' '.join(f'{m:g}' for m in args.memory_minutes)} --engines {' '.join(args.engines)}`", "",
+             "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
+    lines += [f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |" for m in memory]
+    (RESULTS / "asr-memory.md").write_text("\n".join(lines) + "\n")
 
 
 def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list[dict[str, Any]],
