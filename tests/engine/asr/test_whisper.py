@@ -69,18 +69,24 @@ def test_whisper_hears_nothing_in_silence_or_a_steady_tone(whisper) -> None:  # 
 
 def test_whisper_decodes_a_long_stream_in_bounded_chunks(whisper_model: ModelSpec, librivox: dict[Path, str]) -> None:
     """Two minutes of read speech without pauses longer than the clips': every chunk
-    handed to the decoder is at most WHISPER_CHUNK_SECONDS, and word times run on across chunks."""
+    handed to the decoder is at most WHISPER_CHUNK_SECONDS, word times run on across chunks,
+    and the process's memory does not grow from chunk to chunk."""
+    psutil = pytest.importorskip("psutil")
     chunks: list[int] = []
+    rss: list[int] = []
 
     class Recording(WhisperTranscriber):
         def decode(self, audio: np.ndarray, *, offset: float = 0.0) -> list[Word]:
             chunks.append(audio.size)
-            return super().decode(audio, offset=offset)
+            words = super().decode(audio, offset=offset)
+            rss.append(psutil.Process().memory_info().rss)
+            return words
 
     clips = [decode_all(p) for p in sorted(librivox)]
     stream = np.concatenate(clips * 4)  # 4 x 35 s
     words = _words(Recording(whisper_model), (stream[i : i + 8000] for i in range(0, stream.size, 8000)))
     assert max(chunks) <= config.WHISPER_CHUNK_SECONDS * 16000 and sum(chunks) == stream.size
+    assert max(rss[2:]) - rss[1] < 64 * 2**20, [r // 2**20 for r in rss]  # flat after the first chunks warm up
     assert len(chunks) >= stream.size / 16000 / config.WHISPER_CHUNK_SECONDS
     assert words[-1].end > stream.size / 16000 - 5 and [w.start for w in words] == sorted(w.start for w in words)
     ref = scoring_tokens(list(librivox[p] for p in sorted(librivox)) * 4)
