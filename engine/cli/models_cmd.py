@@ -60,7 +60,8 @@ def run_list(args: argparse.Namespace) -> int:
     if entries:
         print("\nAvailable to download (earshot models download NAME):")
         for e in entries:
-            print(f"   {e.name:<36} {e.language:<6} {_mb(e.size_bytes):>9}")
+            size = _mb(e.size_bytes) if e.size_bytes else f"~{e.size_mb * 2**20 / 1e6:,.0f} MB"
+            print(f"   {e.name:<36} {e.language:<6} {size:>9}")
     if default.note:
         print(f"\nnote: {default.note}")
     return 0
