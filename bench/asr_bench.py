@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-minutes", type=float, nargs="*", default=[10.0])
     parser.add_argument("--engines", nargs="+", default=["whisper", "pocketsphinx"])
     parser.add_argument("--memory-only", action="store_true",
-                        help="only the long-file memory runs, written to asr-memory.json/.md")
+                        help="only the long-file memory runs, written to asr-memory-MINUTESmin.json/.md")
     args = parser.parse_args(argv)
     if args.memory_only:
         path, truth = build(args.minutes, args.seed)
@@ -258,13 +258,14 @@ def memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def write_memory(memory: list[dict[str, Any]], args: argparse.Namespace) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "asr-memory.json").write_text(json.dumps({"cpus": os.cpu_count(), "memory": memory}, indent=1) + "\n")
+    tag = "-".join(f"{m:g}" for m in args.memory_minutes)
+    (RESULTS / f"asr-memory-{tag}min.json").write_text(json.dumps({"cpus": os.cpu_count(), "memory": memory}, indent=1) + "\n")
     lines = ["# Peak RSS of recognition over long files", "",
              f"`python bench/asr_bench.py --memory-only --memory-minutes "
              f"{' '.join(f'{m:g}' for m in args.memory_minutes)} --engines {' '.join(args.engines)}`", "",
              "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
     lines += [f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |" for m in memory]
-    (RESULTS / "asr-memory.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"asr-memory-{tag}min.md").write_text("\n".join(lines) + "\n")
 
 
 def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list[dict[str, Any]],
