@@ -112,7 +112,7 @@ def build_transcript(detail: RecordingDetail) -> TranscriptLayout:
             parts.append(marker + " ")
             pos += n_chars + 1
             e += 1
-        text = w["text"]
+        text = w.get("display") or w["text"]
         paragraph = paragraphs[-1]
         paragraph.offsets.append(pos)
         paragraph.lengths.append(len(text))

@@ -34,3 +34,24 @@ AUDIO_EXTENSIONS = frozenset(
 #: seconds. Kaldi's online feature state grows with the stream; renewing keeps
 #: a worker's memory flat for multi-hour recordings.
 VOSK_RENEW_SECONDS = 120.0
+
+#: Longest stretch of audio PocketSphinx decodes as one utterance, in seconds. Its
+#: search lattice grows with the utterance; continuous speech with no pause would
+#: otherwise grow a worker without bound.
+SPHINX_MAX_UTTERANCE_SECONDS = 30.0
+
+#: Whisper decodes the stream in chunks of at most this many seconds (its own
+#: window is 30 s), cut at the quietest 0.1 s in the last
+#: ``WHISPER_CUT_WINDOW_SECONDS`` of each chunk so that no word is split.
+WHISPER_CHUNK_SECONDS = 30.0
+WHISPER_CUT_WINDOW_SECONDS = 8.0
+#: Beam width of Whisper's decoder (1: greedy).
+WHISPER_BEAM_SIZE = 5
+#: CPU threads one Whisper model uses (each ingest worker loads its own).
+WHISPER_CPU_THREADS = 2
+#: Engines known to invent text from music, applause and silence: their words inside a detected
+#: non-speech event are dropped before the transcript is stored.
+ENGINES_THAT_INVENT_WORDS = frozenset({"whisper"})
+NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})
+#: A word or phrase repeated back to back more often than this is a decoding loop: the copies are dropped.
+WHISPER_MAX_REPEATS = 3

@@ -20,6 +20,7 @@ def export_transcript(
     ``words`` rows have idx, start, end, conf, text (seconds); ``segments`` rows
     have start, end, text and are used as subtitle cues.
     """
+    segments = [{**s, "text": _cue_text(s, words)} for s in segments]
     if fmt == "srt":
         cues = [
             f"{i}\n{timestamp(s['start'], ',')} --> {timestamp(s['end'], ',')}\n{s['text']}\n"
@@ -36,7 +37,8 @@ def export_transcript(
         doc = {
             "recording": {k: recording.get(k) for k in keep},
             "words": [
-                {"start": round(w["start"], 3), "end": round(w["end"], 3), "conf": round(w["conf"], 4), "text": w["text"]}
+                {"start": round(w["start"], 3), "end": round(w["end"], 3), "conf": round(w["conf"], 4), "text": w["text"],
+                 "display": w.get("display") or w["text"]}
                 for w in words
             ],
             "segments": [
@@ -45,3 +47,11 @@ def export_transcript(
         }
         return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
     raise ParameterError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def _cue_text(segment: dict[str, Any], words: Sequence[dict[str, Any]]) -> str:
+    """A segment's words as the recogniser wrote them (cased, punctuated) where the words rows say so."""
+    first, last = segment.get("first_word"), segment.get("last_word")
+    if first is None or last is None or not any(w.get("display") for w in words[first : last + 1]):
+        return str(segment["text"])
+    return " ".join(w.get("display") or w["text"] for w in words[first : last + 1])

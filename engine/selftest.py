@@ -139,14 +139,22 @@ def _check_data_folder(run: _Run) -> str:
 
 
 def _check_model(run: _Run) -> str:
-    """The model :class:`ModelManager` resolves; the embedded one if that cannot read English."""
-    from models.discover import embedded_model
+    """The model :class:`ModelManager` resolves; the embedded one if that cannot read English.
+
+    The embedded Whisper model's files must match their pinned SHA-256.
+    """
+    from models.discover import embedded_model, embedded_whisper, verify_embedded_whisper
     from models.manager import ModelManager
 
     spec = ModelManager().resolve(None)
     note = ""
+    whisper = embedded_whisper()
+    if whisper is not None and spec.name == whisper.name:
+        bad = verify_embedded_whisper(whisper.path)
+        if bad:
+            raise _StageFailed(f"{whisper.name}: {', '.join(bad)} in {whisper.path} differ from the pinned SHA-256")
     if not spec.language.lower().startswith("en"):
-        embedded = embedded_model()
+        embedded = whisper or embedded_model()
         if embedded is None:
             raise _StageFailed(f"the default model {spec.name} is not English and the embedded model is missing")
         note = f" (the default {spec.name} is {spec.language}, the sample is English)"

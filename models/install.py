@@ -19,8 +19,10 @@ import zipfile
 from pathlib import Path
 
 from engine.errors import ModelError
-from engine.jobs import CancelToken
-from models.layout import ArchiveError, archive_model_root, folder_layout
+from engine.jobs import CancelToken, JobReport
+from models.catalogue import CatalogueEntry
+from models.fetch import fetch
+from models.layout import WHISPER_HINT, ArchiveError, archive_model_root, folder_layout, whisper_layout
 from models.records import MANIFEST_NAME, RECORD_FORMAT, InstalledModel, folder_size, now_iso, write_json
 
 _READ_BYTES = 1024 * 1024
@@ -135,3 +137,49 @@ def _move_aside(target: Path) -> None:
         shutil.rmtree(trash, ignore_errors=True)
     else:
         target.unlink()
+
+
+def install_whisper(entry: CatalogueEntry, base_url: str, *, root: Path, language: str,
+                    report: JobReport) -> InstalledModel:
+    """Fetch the files of a CTranslate2 Whisper model from ``base_url/FILE`` and install them as ``root/NAME``.
+
+    Each file is downloaded into ``root/.partial/NAME/`` (resumed if a part is
+    there), checked against the catalogue's size and SHA-256 where it lists
+    them, then the folder is checked for a Whisper layout, given its manifest
+    (with the SHA-256 of every file) and moved into place in one step. Raises
+    ModelError naming the model and the reason; leaves nothing that looks installed.
+    """
+    name = entry.name
+    parts = root / ".partial" / name
+    try:
+        parts.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelError(f"{name}: cannot create {parts}: {exc.strerror or exc}") from None
+    for file in entry.files:
+        fetch(f"{base_url.rstrip('/')}/{file}", parts / f"{file}.part", name=name, report=report)
+    stage = Path(tempfile.mkdtemp(prefix=f".staging-{name}-", dir=root))
+    try:
+        folder = stage / "model"
+        folder.mkdir()
+        digests = {}
+        for file in entry.files:
+            report.cancel.raise_if_cancelled()
+            shutil.copyfile(parts / f"{file}.part", folder / file)
+            digests[file] = sha256_file(folder / file, report.cancel)
+        if whisper_layout(folder) is None:
+            raise ModelError(f"{name}: not a Whisper model after download: {folder} lacks {WHISPER_HINT}")
+        write_json(folder / MANIFEST_NAME, {
+            "format": RECORD_FORMAT, "name": name, "engine": "whisper", "language": language, "source": "download",
+            "url": base_url, "files_sha256": digests, "sha256_verified": False, "installed_at": now_iso(),
+            "layout": "ctranslate2", "model_bytes": folder_size(folder),
+        })
+        size = folder_size(folder)
+        target = root / name
+        _move_aside(target)
+        os.replace(folder, target)
+    except OSError as exc:
+        raise ModelError(f"{name}: cannot install into {root}: {exc.strerror or exc}") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    shutil.rmtree(parts, ignore_errors=True)
+    return InstalledModel(name, target, "whisper", language, "download", size)

@@ -17,6 +17,17 @@ Layout = Literal["am", "flat"]
 LAYOUT_HINT = "am/final.mdl and conf/model.conf (or final.mdl)"
 
 
+#: What a CTranslate2 Whisper model folder holds, for an error message.
+WHISPER_HINT = "model.bin, config.json and tokenizer.json or vocabulary.*"
+
+
+def whisper_layout(folder: Path) -> Literal["ctranslate2"] | None:
+    """``"ctranslate2"`` if ``folder`` holds a CTranslate2 Whisper model (as faster-whisper loads it), else None."""
+    has = [(folder / name).is_file() for name in ("model.bin", "config.json")]
+    vocabulary = (folder / "tokenizer.json").is_file() or any(folder.glob("vocabulary.*"))
+    return "ctranslate2" if all(has) and vocabulary else None
+
+
 class ArchiveError(Exception):
     """Why a zip archive cannot be installed; the caller adds the model name."""
 

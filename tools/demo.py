@@ -2,7 +2,7 @@
 
 Builds a short English news broadcast with espeak-ng (stories in several
 voices between music beds), ingests it into the library with the default
-speech model, then lists the library and runs a search for a word that was
+speech model, prints the start of the transcript, then lists the library and runs a search for a word that was
 recognised. Exits non-zero if any step fails.
 
 Run: ``.venv/bin/python -m tools.demo [--db PATH] [--stories N]``.
@@ -13,11 +13,15 @@ from __future__ import annotations
 import argparse
 import collections
 import sys
+import textwrap
 from pathlib import Path
 
 from engine.cli.main import main as earshot
 from engine.index.store import Store
 from engine.paths import data_dir, default_db_path
+
+#: Words of the recognised transcript the demo prints.
+TRANSCRIPT_WORDS = 80
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,10 +42,14 @@ def main(argv: list[str] | None = None) -> int:
         return code
     with Store(db) as store:
         rec = store.recording(str(sample))
-        words = [w["text"] for w in store.words(rec["id"])]
+        rows = store.words(rec["id"])
+    words = [w["text"] for w in rows]
     if not words:
         print("earshot demo: no words were recognised in the sample", file=sys.stderr)
         return 1
+    print(f"\ntranscript ({rec['engine']} model {rec['model']}), as the reader sees it:\n")
+    print(textwrap.fill(" ".join(w["display"] or w["text"] for w in rows[:TRANSCRIPT_WORDS]), width=100,
+                        initial_indent="  ", subsequent_indent="  ") + (" …" if len(rows) > TRANSCRIPT_WORDS else ""))
     # Search for a word that was both spoken and recognised, preferring long ones.
     spoken = {w.norm for w in truth.words}
     from engine.search.text import is_term

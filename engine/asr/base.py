@@ -13,12 +13,23 @@ from engine.errors import ModelError
 
 @dataclass(frozen=True)
 class Word:
-    """One recognised word; times in seconds from the start of the audio, conf in [0, 1]."""
+    """One recognised word; times in seconds from the start of the audio, conf in [0, 1].
+
+    ``text`` is the normalised lower-case token search and the index use;
+    ``display`` the cased, punctuated form as the recogniser wrote it (empty:
+    the same as ``text``).
+    """
 
     start: float
     end: float
     conf: float
     text: str
+    display: str = ""
+
+    @property
+    def shown(self) -> str:
+        """What a reader sees: ``display``, else ``text``."""
+        return self.display or self.text
 
 
 @dataclass(frozen=True)
@@ -27,7 +38,7 @@ class ModelSpec:
 
     Attributes
     ----------
-    engine : ``"vosk"`` or ``"pocketsphinx"``.
+    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
     name : the model's name as the model manager lists it.
     path : the model folder.
     language : language code, e.g. ``"en"`` or ``"ko"``.
@@ -59,8 +70,12 @@ def load_transcriber(spec: ModelSpec) -> Transcriber:
         from engine.asr.vosk_engine import VoskTranscriber
 
         return VoskTranscriber(spec)
+    if spec.engine == "whisper":
+        from engine.asr.whisper_engine import WhisperTranscriber
+
+        return WhisperTranscriber(spec)
     if spec.engine == "pocketsphinx":
         from engine.asr.sphinx_engine import SphinxTranscriber
 
         return SphinxTranscriber(spec)
-    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected vosk or pocketsphinx)")
+    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected whisper, vosk or pocketsphinx)")

@@ -1,18 +1,20 @@
 """PocketSphinx recognition with the US-English model its PyPI package ships.
 
-This is the embedded default that lets Earshot work before any Vosk model is
-downloaded. The audio is cut into utterances by PocketSphinx's own endpointer
+Kept as an explicit choice (``earshot ... --model pocketsphinx-en-us``); the
+embedded default is Whisper tiny.en. The audio is cut into utterances by PocketSphinx's own endpointer
 (voice activity), and each utterance is decoded separately.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 
+from engine import config
 from engine.asr.base import ModelSpec, Word
 from engine.errors import ModelError
 
@@ -44,42 +46,66 @@ class SphinxTranscriber:
         self._frame_rate = int(self._decoder.config["frate"])
         self.model_name = spec.name
         self.language = spec.language or "en"
+        self._in_utt = False
 
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
+        """Consume int16 blocks (shape (n,)); yield the words of each utterance.
+
+        An utterance longer than ``config.SPHINX_MAX_UTTERANCE_SECONDS`` is ended
+        and a new one started, so the decoder's lattice stays bounded. If the
+        stream fails, the open utterance is closed before the error goes on, so
+        the next file starts from a clean decoder.
+        """
         if sr != 16000:
             raise ModelError(f"{self.model_name}: PocketSphinx needs 16000 Hz audio, got {sr} Hz")
         ep = self._endpointer_cls(sample_rate=sr)
         frame_bytes = ep.frame_bytes
+        max_bytes = int(config.SPHINX_MAX_UTTERANCE_SECONDS * sr) * 2
         buf = b""
-        in_utt = False
-        utt_start = 0.0
-        for block in blocks:
-            buf += np.ascontiguousarray(block, dtype=np.int16).tobytes()
-            while len(buf) >= frame_bytes:
-                frame, buf = buf[:frame_bytes], buf[frame_bytes:]
-                speech = ep.process(frame)
-                if speech is None:
-                    continue
-                if not in_utt:
-                    self._decoder.start_utt()
-                    in_utt, utt_start = True, float(ep.speech_start)
-                self._decoder.process_raw(speech, False, False)
-                if not ep.in_speech:
-                    yield from self._end_utterance(utt_start)
-                    in_utt = False
-        # end_stream() cannot take an empty buffer (a stream ending exactly on a
-        # frame boundary): give it one frame of silence instead.
-        tail = ep.end_stream(buf or bytes(frame_bytes)) if ep.in_speech or in_utt else None
-        if tail:
-            if not in_utt:
-                self._decoder.start_utt()
-                in_utt, utt_start = True, float(ep.speech_start)
-            self._decoder.process_raw(tail, False, False)
-        if in_utt:
-            yield from self._end_utterance(utt_start)
+        self._in_utt = False
+        utt_start, utt_bytes = 0.0, 0
+        try:
+            for block in blocks:
+                buf += np.ascontiguousarray(block, dtype=np.int16).tobytes()
+                while len(buf) >= frame_bytes:
+                    frame, buf = buf[:frame_bytes], buf[frame_bytes:]
+                    speech = ep.process(frame)
+                    if speech is None:
+                        continue
+                    if not self._in_utt:
+                        self._start_utterance()
+                        utt_start, utt_bytes = float(ep.speech_start), 0
+                    elif utt_bytes >= max_bytes:
+                        yield from self._end_utterance(utt_start)
+                        self._start_utterance()
+                        utt_start, utt_bytes = utt_start + utt_bytes / (2 * sr), 0
+                    self._decoder.process_raw(speech, False, False)
+                    utt_bytes += len(speech)
+                    if not ep.in_speech:
+                        yield from self._end_utterance(utt_start)
+            # end_stream() cannot take an empty buffer (a stream ending exactly on a
+            # frame boundary): give it one frame of silence instead.
+            tail = ep.end_stream(buf or bytes(frame_bytes)) if ep.in_speech or self._in_utt else None
+            if tail:
+                if not self._in_utt:
+                    self._start_utterance()
+                    utt_start = float(ep.speech_start)
+                self._decoder.process_raw(tail, False, False)
+            if self._in_utt:
+                yield from self._end_utterance(utt_start)
+        finally:
+            if self._in_utt:  # the stream failed or was abandoned mid-utterance
+                with contextlib.suppress(RuntimeError):
+                    self._decoder.end_utt()
+                self._in_utt = False
+
+    def _start_utterance(self) -> None:
+        self._decoder.start_utt()
+        self._in_utt = True
 
     def _end_utterance(self, offset: float) -> Iterator[list[Word]]:
         self._decoder.end_utt()
+        self._in_utt = False
         words = []
         for seg in self._decoder.seg():
             if _is_filler(seg.word):

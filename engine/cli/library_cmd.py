@@ -73,9 +73,10 @@ def run_show(args: argparse.Namespace) -> int:
             print(f"{clock(w['start'], decimals=2)}  {clock(w['end'], decimals=2)}  {w['conf']:.2f}  {w['text']}")
         return 0
     for s in segments:
-        confs = [w["conf"] for w in words[s["first_word"] : s["last_word"] + 1]]
-        mean = sum(confs) / len(confs) if confs else 0.0
-        print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {s['text']}")
+        span = words[s["first_word"] : s["last_word"] + 1]
+        mean = sum(w["conf"] for w in span) / len(span) if span else 0.0
+        text = " ".join(w["display"] or w["text"] for w in span) or s["text"]  # as the recogniser wrote it
+        print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {text}")
     return 0
 
 
@@ -91,7 +92,7 @@ def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[
         print(f"\n{len(stories)} stories:")
         for s in stories:
             conf = "" if s["confidence"] is None else f" (boundary confidence {s['confidence']:.2f})"
-            opening = " ".join(w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
+            opening = " ".join(w.get("display") or w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
             print(f"  {s['idx'] + 1:>3}. {clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}{conf}  {opening} …")
     if args.entities:
         print(f"\n{len(entities)} entity mentions:")

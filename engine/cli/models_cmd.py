@@ -17,6 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q = sub.add_parser("download", help="download and install a model from the catalogue")
     q.add_argument("name", metavar="NAME")
     q.add_argument("--url", help="download from this address instead of the catalogue's")
+    q.add_argument("--language", help="language code a multilingual Whisper model is told it hears (default: detect)")
     q.add_argument("--default", action="store_true", help="make it the default model afterwards")
     q.set_defaults(func=run_download)
 
@@ -24,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     q.add_argument("path", metavar="PATH")
     q.add_argument("--name", help="name to list it under (default: the folder's name)")
     q.add_argument("--no-default", action="store_true", help="do not make it the default model")
+    q.add_argument("--language", help="language code, e.g. de (a multilingual Whisper model is told it hears this)")
     q.set_defaults(func=run_use)
 
     q = sub.add_parser("remove", help="remove an installed model (a linked folder is left alone)")
@@ -58,7 +60,8 @@ def run_list(args: argparse.Namespace) -> int:
     if entries:
         print("\nAvailable to download (earshot models download NAME):")
         for e in entries:
-            print(f"   {e.name:<36} {e.language:<6} {_mb(e.size_bytes):>9}")
+            size = _mb(e.size_bytes) if e.size_bytes else f"~{e.size_mb * 2**20 / 1e6:,.0f} MB"
+            print(f"   {e.name:<36} {e.language:<6} {size:>9}")
     if default.note:
         print(f"\nnote: {default.note}")
     return 0
@@ -79,7 +82,7 @@ def run_download(args: argparse.Namespace) -> int:
             print(f"{args.name}: {pct}%", file=sys.stderr)
         last[0] = pct
 
-    model = mgr.download(args.name, report=JobReport(progress=progress), url=args.url)
+    model = mgr.download(args.name, report=JobReport(progress=progress), url=args.url, language=args.language)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     print(f"installed {model.name} in {model.path}")
@@ -91,7 +94,7 @@ def run_download(args: argparse.Namespace) -> int:
 
 def run_use(args: argparse.Namespace) -> int:
     mgr = _manager()
-    model = mgr.use(args.path, name=args.name)
+    model = mgr.use(args.path, name=args.name, language=args.language)
     print(f"registered {model.name} ({model.path})")
     if not args.no_default:
         mgr.set_default(model.name)

@@ -25,7 +25,7 @@ def _initial(db: sqlite_utils.Database) -> None:
             channels INTEGER NOT NULL,
             codec TEXT NOT NULL,
             container TEXT NOT NULL,
-            engine TEXT NOT NULL,            -- 'vosk' or 'pocketsphinx'
+            engine TEXT NOT NULL,            -- 'whisper', 'vosk' or 'pocketsphinx'
             model TEXT NOT NULL,
             language TEXT NOT NULL,
             status TEXT NOT NULL DEFAULT 'done',
@@ -224,8 +224,15 @@ def _transcribed_flag(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE words ADD COLUMN transcribed INTEGER")
 
 
+def _word_display(db: sqlite_utils.Database) -> None:
+    # The cased, punctuated form as the recogniser wrote it ("Dashwood," for "dashwood"); NULL when
+    # it is the same as ``text``. ``text`` stays the normalised token search and the index use.
+    db.execute("ALTER TABLE words ADD COLUMN display TEXT")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_passage_stats", _passage_stats),
     ("0003_transcribed_flag", _transcribed_flag),
+    ("0004_word_display", _word_display),
 ]

@@ -28,12 +28,17 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 @dataclass(frozen=True)
 class WordRow:
-    """One recognised word, times in seconds from the start of the recording."""
+    """One recognised word, times in seconds from the start of the recording.
+
+    ``text`` is the normalised token; ``display`` the cased, punctuated form
+    (empty: the same as ``text``).
+    """
 
     start: float
     end: float
     conf: float
     text: str
+    display: str = ""
 
 
 @dataclass(frozen=True)
@@ -315,10 +320,10 @@ class Store:
             if len(real) != len(rec.words):
                 raise StorageError(f"{rec.path}: {len(real)} transcribed flags for {len(rec.words)} words")
             self.conn.executemany(
-                "INSERT INTO words (recording_id, idx, start, end, conf, text, x_duration, transcribed)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO words (recording_id, idx, start, end, conf, text, x_duration, transcribed, display)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 ((rec_id, i, w.start, w.end, w.conf, w.text, None if x is None else float(x),
-                  None if r is None else int(bool(r)))
+                  None if r is None else int(bool(r)), w.display if w.display and w.display != w.text else None)
                  for i, (w, x, r) in enumerate(zip(rec.words, xd, real, strict=True))),
             )
             self._insert_events(rec_id, rec.events)
@@ -361,7 +366,7 @@ class Store:
 
     def replace_stories(self, rec_id: int, stories: Sequence[StoryRow]) -> None:
         """Swap a recording's stories (e.g. after re-running segmentation); caller holds atomic()."""
-        words = [WordRow(w["start"], w["end"], w["conf"], w["text"]) for w in self.words(rec_id)]
+        words = [WordRow(w["start"], w["end"], w["conf"], w["text"], w["display"] or "") for w in self.words(rec_id)]
         self.conn.execute("DELETE FROM stories WHERE recording_id = ?", [rec_id])
         self._insert_stories(rec_id, words, stories)
 
@@ -394,10 +399,12 @@ class Store:
         self.conn.execute("DELETE FROM recordings WHERE id = ?", [rec_id])
 
     def words(self, rec_id: int) -> list[dict[str, Any]]:
+        """Every word of a recording in order; ``display`` is NULL where it equals ``text``."""
         return [
             dict(r)
             for r in self.db.query(
-                "SELECT idx, start, end, conf, text, x_duration, transcribed FROM words WHERE recording_id = ? ORDER BY idx",
+                "SELECT idx, start, end, conf, text, x_duration, transcribed, display FROM words"
+                " WHERE recording_id = ? ORDER BY idx",
                 [rec_id],
             )
         ]

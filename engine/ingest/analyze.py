@@ -18,6 +18,8 @@ from engine.detect.events import Detections
 from engine.index.store import EntityRow, EventRow, StoryRow
 
 log = logging.getLogger("earshot.ingest")
+#: Punctuation a recogniser's display form carries at a mention's edges ("Paris," -> "Paris").
+_EDGE_PUNCTUATION = ".,;:!?\"'()[]"
 
 
 @dataclass
@@ -42,7 +44,7 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, 
             out.transcribed = [bool(x) for x in detections.transcribed]
     if not words:
         return out
-    texts = [w.text for w in words]
+    shown = [w.shown for w in words]  # case and punctuation, where the recogniser gives them, are cues
     t0 = time.perf_counter()
     out.stories = segment_stories(
         words,
@@ -52,7 +54,7 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, 
     )
     out.times["segment"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    out.entities = tag_entities(texts)
+    out.entities = tag_entities(shown)
     out.times["entities"] = time.perf_counter() - t0
     return out
 
@@ -89,4 +91,5 @@ def tag_entities(texts: Sequence[str]) -> list[EntityRow]:
     """Named entities by the shipped gazetteer-and-rules tagger."""
     from engine.entities.tagger import tag_words
 
-    return [EntityRow(s.type, s.text, s.first_word, s.last_word, s.score) for s in tag_words(texts)]
+    return [EntityRow(s.type, s.text.strip(_EDGE_PUNCTUATION), s.first_word, s.last_word, s.score)
+            for s in tag_words(texts)]

@@ -347,7 +347,7 @@ def _as_new_recording(outcome: FileOutcome, info: AudioInfo, transcript: Transcr
         engine=spec.engine,
         model=spec.name,
         language=spec.language,
-        words=[WordRow(w.start, w.end, w.conf, w.text) for w in transcript.words],
+        words=[WordRow(w.start, w.end, w.conf, w.text, w.display) for w in transcript.words],
         segments=transcript.segments,
         ingest_seconds=transcript.times.total,
         x_duration=transcript.analysis.x_duration,

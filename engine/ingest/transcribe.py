@@ -12,6 +12,8 @@ from engine import config
 from engine.asr.base import Transcriber, Word
 from engine.audio.decode import AudioInfo, iter_pcm_blocks
 from engine.detect.analyzer import AudioAnalyzer
+from engine.detect.analyzer import analyze as run_detectors
+from engine.detect.events import Event
 from engine.detect.settings import DetectorSettings
 from engine.ingest.analyze import Analysis, analyze_transcript
 from engine.jobs import CancelToken
@@ -121,6 +123,11 @@ def transcribe_file(
     if analyzer is not None:
         t1 = time.perf_counter()
         detections = analyzer.finish(words)
+        if transcriber.engine in config.ENGINES_THAT_INVENT_WORDS and analyzer.features is not None:
+            utterances = [kept for utt in utterances if (kept := words_outside_sounds(utt, detections.events))]
+            if sum(map(len, utterances)) < len(words):
+                words = [w for utt in utterances for w in utt]
+                detections = run_detectors(analyzer.features, words, settings=analyzer.settings)
         times.detect = timed.detect_seconds + time.perf_counter() - t1
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine)
@@ -132,6 +139,20 @@ def transcribe_file(
         times=times,
         analysis=analysis,
     )
+
+
+def words_outside_sounds(words: Sequence[Word], events: Sequence[Event]) -> list[Word]:
+    """``words`` without those whose middle lies inside a detected music, applause, laughter or
+    noise event: text a recogniser invented from sound that is not speech."""
+    sounds = sorted((e.start, e.end) for e in events if e.type in config.NON_SPEECH_EVENT_TYPES)
+    if not sounds:
+        return list(words)
+    starts = np.array([a for a, _ in sounds])
+    ends = np.maximum.accumulate(np.array([b for _, b in sounds]))
+    mids = np.array([(w.start + w.end) / 2 for w in words])
+    k = np.searchsorted(starts, mids, side="right") - 1
+    inside = (k >= 0) & (mids < ends[np.maximum(k, 0)])
+    return [w for w, bad in zip(words, inside, strict=True) if not bad]
 
 
 def segment_bounds(

@@ -472,9 +472,10 @@ def word_times(store: Store, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int
 
 
 def word_texts(store: Store, ranges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, str]]:
-    """Words of each ``(recording id, first word, last word)`` range: (range number, word index, text)."""
+    """Words of each ``(recording id, first word, last word)`` range: (range number, word index, text),
+    the text as the recogniser wrote it (cased, punctuated) where it differs from the token."""
     return store.conn.execute(
-        "SELECT j.key, w.idx, w.text FROM json_each(?) j JOIN words w"
+        "SELECT j.key, w.idx, COALESCE(w.display, w.text) FROM json_each(?) j JOIN words w"
         " ON w.recording_id = json_extract(j.value, '$[0]')"
         " AND w.idx BETWEEN json_extract(j.value, '$[1]') AND json_extract(j.value, '$[2]')"
         " ORDER BY j.key, w.idx",

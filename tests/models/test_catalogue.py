@@ -1,4 +1,4 @@
-"""The catalogue of official Vosk models."""
+"""The catalogue of official Vosk models and CTranslate2 Whisper models."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ def test_catalogue_holds_the_common_models_once_each() -> None:
 
 def test_entries_point_at_the_official_host_with_well_formed_checksums() -> None:
     for entry in CATALOGUE:
+        if entry.engine == "whisper":
+            continue
         assert entry.url == f"https://alphacephei.com/vosk/models/{entry.name}.zip"
         assert entry.sha256 is None or re.fullmatch(r"[0-9a-f]{64}", entry.sha256), entry.name
         assert entry.size_bytes is None or abs(entry.size_bytes / 2**20 - entry.size_mb) < 1, entry.name
@@ -37,3 +39,22 @@ def test_checksums_are_distinct_and_recommended_model_is_verified() -> None:
     assert len(hashes) == len(set(hashes))
     recommended = find_entry(RECOMMENDED)
     assert recommended is not None and recommended.sha256 is not None and recommended.size_bytes == 41_205_931
+
+
+WHISPER_REQUIRED = {
+    f"faster-whisper-{size}{suffix}" for size in ("tiny", "base", "small", "medium") for suffix in ("", ".en")
+} | {"faster-whisper-large-v3", "faster-distil-whisper-large-v3", "faster-distil-whisper-small.en"}
+
+
+def test_whisper_entries_cover_every_size_in_both_kinds_with_their_files() -> None:
+    whisper = {entry.name: entry for entry in CATALOGUE if entry.engine == "whisper"}
+    assert set(whisper) >= WHISPER_REQUIRED
+    for name, entry in whisper.items():
+        assert entry.url == f"https://huggingface.co/Systran/{name}/resolve/main", name
+        assert entry.files == ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt"), name
+        assert entry.language == ("en" if name.endswith(".en") or "distil" in name else "multi"), name
+        assert entry.sha256 is None and entry.size_bytes is None and entry.size_mb > 0, name
+        assert entry.kind == ("small" if entry.size_mb < 600 else "big"), name
+    assert whisper["faster-whisper-tiny"].size_mb < whisper["faster-whisper-base"].size_mb \
+        < whisper["faster-whisper-small"].size_mb < whisper["faster-whisper-medium"].size_mb \
+        < whisper["faster-whisper-large-v3"].size_mb

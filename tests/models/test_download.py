@@ -326,3 +326,35 @@ def test_disk_error_is_one_clear_line(server: ModelServer, good_zip: bytes) -> N
     assert str(info.value) == f"{MODEL_NAME}: cannot create {manager.root / '.partial'}: File exists"
     assert_nothing_installed(manager)
     assert server.requests == []
+
+
+def _whisper_entry() -> CatalogueEntry:
+    return CatalogueEntry("faster-whisper-test", "multi", 1, None, None, "small", "fake Whisper model for tests",
+                          engine="whisper", repo="test/faster-whisper-test",
+                          files=("model.bin", "config.json", "tokenizer.json", "vocabulary.txt"))
+
+
+def test_a_whisper_model_is_fetched_file_by_file_and_installed_with_its_manifest(server: ModelServer) -> None:
+    files = {"model.bin": bytes(range(256)) * 400, "config.json": b"{}", "tokenizer.json": b"{}", "vocabulary.txt": b"a"}
+    for name, body in files.items():
+        server.serve(f"/w/{name}", body)
+    manager = ModelManager(catalogue=[_whisper_entry()])
+    model = manager.download("faster-whisper-test", url=server.base_url + "/w", language="de")
+    assert (model.engine, model.language, model.source) == ("whisper", "de", "download")
+    assert {p.name: p.read_bytes() for p in model.path.iterdir() if p.name != MANIFEST_NAME} == files
+    manifest = json.loads((model.path / MANIFEST_NAME).read_text())
+    assert manifest["files_sha256"] == {name: sha256(body) for name, body in files.items()}
+    assert manifest["sha256_verified"] is False
+    assert [m.name for m in manager.installed() if m.source == "download"] == ["faster-whisper-test"]
+    assert manager.resolve("faster-whisper-test").engine == "whisper"
+    assert not (manager.root / ".partial" / "faster-whisper-test").exists()
+
+
+def test_a_whisper_download_missing_a_file_leaves_nothing_installed(server: ModelServer) -> None:
+    for name in ("model.bin", "config.json", "vocabulary.txt"):
+        server.serve(f"/w/{name}", b"x")
+    manager = ModelManager(catalogue=[_whisper_entry()])
+    with pytest.raises(ModelError, match=r"^faster-whisper-test: cannot download .*/w/tokenizer.json: .*HTTP 404"):
+        manager.download("faster-whisper-test", url=server.base_url + "/w")
+    assert [m.name for m in manager.installed() if m.source == "download"] == []
+    assert not (manager.root / "faster-whisper-test").exists()

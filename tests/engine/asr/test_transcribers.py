@@ -124,8 +124,8 @@ def test_broken_vosk_model_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_unknown_engine(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="unknown recognition engine 'whisper'"):
-        load_transcriber(ModelSpec("whisper", "w", str(tmp_path)))
+    with pytest.raises(ModelError, match="unknown recognition engine 'wav2vec'"):
+        load_transcriber(ModelSpec("wav2vec", "w", str(tmp_path)))
 
 
 @pytest.mark.parametrize("cut", [0, 1, 479], ids=["on-frame-boundary", "one-past", "one-short"])

@@ -222,3 +222,31 @@ def test_work_done_in_then_commits_or_fails_with_the_transcript(store: Store) ->
     with pytest.raises(StorageError, match="passage index full"):
         store.save_recording(_recording("/r/b.wav", "five six seven eight", h="h2"), then=fail)
     assert [r["name"] for r in store.recordings()] == ["a.wav"]
+
+
+def test_display_forms_round_trip_and_exports_show_them(store: Store) -> None:
+    from engine.export import export_transcript
+
+    shown = ["The", "mayor,", "Ann", "Lee,", "opened", "it."]
+    words = [WordRow(i * 0.5, i * 0.5 + 0.4, 0.9, t.lower().strip(",."), t) for i, t in enumerate(shown)]
+    base = _recording("/r/a.wav", "x x x x x x")
+    rid = store.save_recording(NewRecording(**{**base.__dict__, "words": words}))
+    rows = store.words(rid)
+    assert [w["text"] for w in rows] == ["the", "mayor", "ann", "lee", "opened", "it"]
+    assert [w["display"] for w in rows] == ["The", "mayor,", "Ann", "Lee,", None, "it."]  # NULL where the same
+    assert [s["text"] for s in store.segments(rid)] == ["the mayor ann", "lee opened it"]
+    assert [s["text"] for s in store.search_segments("mayor")] == ["the mayor ann"]  # search stays on the tokens
+    segments = store.segments(rid)
+    assert export_transcript("txt", store.recording(rid), rows, segments) == "The mayor, Ann\nLee, opened it.\n"
+    assert '"display": "Lee,"' in export_transcript("json", store.recording(rid), rows, segments)
+
+
+def test_an_index_from_before_the_display_column_is_migrated(tmp_path: Path) -> None:
+    old = Store(tmp_path / "old.sqlite")
+    rid = old.save_recording(_recording("/r/a.wav", "one two"))
+    old.conn.execute("ALTER TABLE words DROP COLUMN display")
+    old.conn.execute("DELETE FROM migrations WHERE name = '0004_word_display'")
+    old.close()
+    new = Store(tmp_path / "old.sqlite")
+    assert new.schema_version() == len(MIGRATIONS)
+    assert [(w["text"], w["display"]) for w in new.words(rid)] == [("one", None), ("two", None)]

@@ -1,0 +1,316 @@
+"""Recognition accuracy, word timing, speed and memory per engine, in one run.
+
+Run from the repository root::
+
+    python bench/asr_bench.py [--minutes 5] [--seed 1] [--memory-minutes 10 60] [--engines whisper pocketsphinx]
+
+Measured, each engine in the same run, each measurement in a fresh process
+(so peak RSS is that engine's alone):
+
+* WER on the five LibriVox clips of Debian's ``pocketsphinx-testdata``;
+* on a generated broadcast (``tools/broadcast.py``: several espeak-ng voices,
+  music beds, noise bursts, applause and laughter clips), through the ingest
+  path (``transcribe_file`` with the detectors): WER with numbers spelled out on
+  both sides, words placed inside non-speech truth spans per hour, median
+  |word start error| of the words aligned to the truth, RTF;
+* our Whisper path against ``faster-whisper`` called directly on the same file
+  (the same model, beam, VAD and word timestamps): RTF and WER of each;
+* peak RSS of recognition over ``--memory-minutes`` long files (the broadcast
+  repeated end to end).
+
+WER is that of a plain (no tuning) system on held-out audio: no engine saw
+these recordings. PocketSphinx is the simple baseline.
+
+Writes ``bench/results/asr.json`` and ``bench/results/asr.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.asr.score import WordErrors, scoring_tokens, word_errors  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path.home() / ".cache" / "earshot-bench"))
+LIBRIVOX = Path("/usr/share/pocketsphinx/test/data/librivox")
+NON_SPEECH = {"music", "applause", "laughter", "crowd", "noise", "silence"}
+#: A word counts as placed inside non-speech when its middle lies this far inside a truth span, seconds.
+SPAN_MARGIN = 0.1
+
+
+# -- the measured child process ---------------------------------------------------------------
+
+
+def _spec(engine: str) -> Any:
+    from models.discover import embedded_model, embedded_whisper
+
+    model = embedded_whisper() if engine == "whisper" else embedded_model()
+    if model is None:
+        raise SystemExit(f"{engine}: the embedded model is not installed")
+    return model.spec()
+
+
+def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
+    """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors),
+    ``recognise`` (the transcriber alone) or ``direct`` (faster-whisper called directly)."""
+    from engine.asr import load_transcriber
+    from engine.audio.decode import iter_pcm_blocks, probe
+    from engine.ingest.transcribe import transcribe_file
+
+    t0 = time.perf_counter()
+    spec = _spec(engine)
+    out: dict[str, Any] = {"files": []}
+    if mode == "direct":
+        from faster_whisper import WhisperModel
+
+        from engine import config
+
+        model = WhisperModel(spec.path, device="cpu", compute_type="int8", local_files_only=True,
+                             cpu_threads=config.WHISPER_CPU_THREADS)
+    else:
+        transcriber = load_transcriber(spec)
+    out["load_seconds"] = time.perf_counter() - t0
+    for path in paths:
+        t1 = time.perf_counter()
+        if mode == "direct":
+            segments, _ = model.transcribe(path, language="en", beam_size=config.WHISPER_BEAM_SIZE,
+                                           word_timestamps=True, vad_filter=True, condition_on_previous_text=False)
+            words = [(float(w.start), float(w.end), str(w.word).strip()) for s in segments for w in (s.words or ())]
+        elif mode == "ingest":
+            transcript = transcribe_file(probe(path), transcriber)
+            words = [(w.start, w.end, w.shown) for w in transcript.words]
+        else:
+            words = [(w.start, w.end, w.shown) for u in transcriber.transcribe(iter_pcm_blocks(path), sr=16000)
+                     for w in u]
+        out["files"].append({"path": path, "seconds": time.perf_counter() - t1, "words": words})
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def run_child(engine: str, paths: list[Path], mode: str) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--child", engine, mode, *map(str, paths)]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{engine} {mode} failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# -- measures ------------------------------------------------------------------------------------
+
+
+def librivox_refs() -> dict[Path, str]:
+    refs = {}
+    for line in (LIBRIVOX / "transcription").read_text().splitlines():
+        text, _, utt = line.rpartition("(")
+        refs[LIBRIVOX / f"{utt.strip(') ')}.wav"] = " ".join(w for w in text.split() if w not in ("<s>", "</s>"))
+    return refs
+
+
+def audio_seconds(path: Path) -> float:
+    import soundfile as sf
+
+    return float(sf.info(str(path)).duration)
+
+
+def _tokens_with_starts(words: list[tuple[float, float, str]]) -> tuple[list[str], list[float | None]]:
+    """Scoring tokens of timed words, and for each token the start of its word (first token only)."""
+    tokens: list[str] = []
+    starts: list[float | None] = []
+    for start, _end, text in words:
+        toks = scoring_tokens([text])
+        tokens += toks
+        starts += [start] + [None] * (len(toks) - 1)
+    return tokens, starts
+
+
+def broadcast_measures(words: list[tuple[float, float, str]], truth: dict[str, Any]) -> dict[str, Any]:
+    """WER, words inside non-speech truth spans per hour and median |word start error| (s)."""
+    ref_words = [(float(w["start"]), float(w["end"]), str(w["text"])) for w in truth["words"]]
+    ref, ref_starts = _tokens_with_starts(ref_words)
+    hyp, hyp_starts = _tokens_with_starts(words)
+    errors = word_errors(ref, hyp)
+    offsets = []
+    for block in difflib.SequenceMatcher(None, ref, hyp, autojunk=False).get_matching_blocks():
+        for k in range(block.size):
+            a, b = ref_starts[block.a + k], hyp_starts[block.b + k]
+            if a is not None and b is not None:
+                offsets.append(abs(a - b))
+    spans = [(e["start"] + SPAN_MARGIN, e["end"] - SPAN_MARGIN) for e in truth["events"] if e["type"] in NON_SPEECH]
+    inside = sum(any(a < (s + e) / 2 < b for a, b in spans) for s, e, _ in words)
+    return {
+        "wer": errors.wer, "errors": errors.errors, "ref_words": errors.reference_words,
+        "non_speech_words": inside, "non_speech_words_per_hour": inside / (truth["duration"] / 3600),
+        "median_start_error": float(np.median(offsets)) if offsets else None, "aligned_words": len(offsets),
+    }
+
+
+def librivox_wer(run: dict[str, Any], refs: dict[Path, str]) -> WordErrors:
+    total = WordErrors(0, 0, 0, 0)
+    for f in run["files"]:
+        total = total + word_errors(scoring_tokens([refs[Path(f["path"])]]), scoring_tokens(w[2] for w in f["words"]))
+    return total
+
+
+def build(minutes: float, seed: int) -> tuple[Path, dict[str, Any]]:
+    from tools.broadcast import build_broadcast
+
+    out = CACHE / f"asr-broadcast-en-{minutes:g}min-s{seed}.wav"
+    if not out.with_suffix(".json").exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        build_broadcast(out, language="en", target_seconds=minutes * 60, seed=seed, applause=True, laughter=True)
+    return out, json.loads(out.with_suffix(".json").read_text())
+
+
+def long_file(source: Path, minutes: float) -> Path:
+    """``source`` repeated end to end to at least ``minutes`` (written block by block)."""
+    import soundfile as sf
+
+    out = CACHE / f"{source.stem}-x{minutes:g}min.wav"
+    if out.exists():
+        return out
+    audio, sr = sf.read(str(source), dtype="int16")
+    need = int(minutes * 60 * sr)
+    with sf.SoundFile(str(out) + ".part", "w", samplerate=sr, channels=1, subtype="PCM_16", format="WAV") as dst:
+        written = 0
+        while written < need:
+            piece = audio[: need - written]
+            dst.write(piece)
+            written += piece.size
+    os.replace(str(out) + ".part", out)
+    return out
+
+
+# -- the run ------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=5.0, help="length of the generated broadcast")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--memory-minutes", type=float, nargs="*", default=[10.0])
+    parser.add_argument("--engines", nargs="+", default=["whisper", "pocketsphinx"])
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only the long-file memory runs, written to asr-memory-MINUTESmin.json/.md")
+    args = parser.parse_args(argv)
+    if args.memory_only:
+        path, truth = build(args.minutes, args.seed)
+        write_memory(memory_runs(path, args), args)
+        return 0
+
+    refs = librivox_refs()
+    clips = sorted(refs)
+    clip_seconds = sum(audio_seconds(p) for p in clips)
+    path, truth = build(args.minutes, args.seed)
+    rows: list[dict[str, Any]] = []
+    for engine in args.engines:
+        row: dict[str, Any] = {"engine": engine}
+        lib = run_child(engine, clips, "recognise")
+        errs = librivox_wer(lib, refs)
+        row.update(librivox_wer=errs.wer, librivox_errors=errs.errors, librivox_words=errs.reference_words,
+                   librivox_rtf=sum(f["seconds"] for f in lib["files"]) / clip_seconds)
+        ing = run_child(engine, [path], "ingest")
+        row.update({f"broadcast_{k}": v for k, v in broadcast_measures(ing["files"][0]["words"], truth).items()})
+        row.update(broadcast_rtf=ing["files"][0]["seconds"] / truth["duration"], broadcast_rss_mb=ing["peak_rss_mb"])
+        print(json.dumps(row), file=sys.stderr)
+        rows.append(row)
+    peer: dict[str, Any] = {}
+    if "whisper" in args.engines:
+        ours = run_child("whisper", [path], "recognise")
+        direct = run_child("whisper", [path], "direct")
+        for name, run in (("ours", ours), ("direct", direct)):
+            m = broadcast_measures(run["files"][0]["words"], truth)
+            peer[name] = {"rtf": run["files"][0]["seconds"] / truth["duration"], "wer": m["wer"],
+                          "non_speech_words_per_hour": m["non_speech_words_per_hour"],
+                          "median_start_error": m["median_start_error"], "peak_rss_mb": run["peak_rss_mb"]}
+        peer["time_ratio"] = peer["ours"]["rtf"] / peer["direct"]["rtf"]
+        print(json.dumps(peer), file=sys.stderr)
+    write_results(rows, peer, memory_runs(path, args), args, truth)
+    return 0
+
+
+def memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Peak RSS and RTF of recognition over ``path`` repeated to each of ``args.memory_minutes``."""
+    memory = []
+    for minutes in args.memory_minutes:
+        long = long_file(path, minutes)
+        for engine in args.engines:
+            run = run_child(engine, [long], "recognise")
+            memory.append({"engine": engine, "minutes": minutes, "peak_rss_mb": run["peak_rss_mb"],
+                           "rtf": run["files"][0]["seconds"] / (minutes * 60)})
+            print(json.dumps(memory[-1]), file=sys.stderr)
+    return memory
+
+
+def write_memory(memory: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    tag = "-".join(f"{m:g}" for m in args.memory_minutes)
+    (RESULTS / f"asr-memory-{tag}min.json").write_text(json.dumps({"cpus": os.cpu_count(), "memory": memory}, indent=1) + "\n")
+    lines = ["# Peak RSS of recognition over long files", "",
+             f"`python bench/asr_bench.py --memory-only --memory-minutes "
+             f"{' '.join(f'{m:g}' for m in args.memory_minutes)} --engines {' '.join(args.engines)}`", "",
+             "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
+    lines += [f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |" for m in memory]
+    (RESULTS / f"asr-memory-{tag}min.md").write_text("\n".join(lines) + "\n")
+
+
+def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list[dict[str, Any]],
+                  args: argparse.Namespace, truth: dict[str, Any]) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "broadcast_minutes": truth["duration"] / 60, "seed": args.seed, "broadcast_settings": truth.get("settings")}
+    (RESULTS / "asr.json").write_text(json.dumps({"meta": meta, "engines": rows, "whisper_vs_direct": peer,
+                                                  "memory": memory}, indent=1) + "\n")
+    lines = [
+        "# Recognition per engine",
+        "",
+        f"`python bench/asr_bench.py --minutes {args.minutes:g} --seed {args.seed} --memory-minutes "
+        f"{' '.join(f'{m:g}' for m in args.memory_minutes)}`; {os.cpu_count()} CPUs shared, one run.",
+        "",
+        "| engine | LibriVox WER | LibriVox RTF | broadcast WER (numbers spelled) | errors | words in non-speech / h |"
+        " median start error | broadcast RTF (ingest path) | peak RSS |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        start = r["broadcast_median_start_error"]
+        lines.append(
+            f"| {r['engine']} | {r['librivox_wer']:.1%} ({r['librivox_errors']}/{r['librivox_words']}) |"
+            f" {r['librivox_rtf']:.2f} | {r['broadcast_wer']:.1%} | {r['broadcast_errors']}/{r['broadcast_ref_words']} |"
+            f" {r['broadcast_non_speech_words_per_hour']:.0f} | {'-' if start is None else f'{start:.3f} s'} |"
+            f" {r['broadcast_rtf']:.3f} | {r['broadcast_rss_mb']:.0f} MB |"
+        )
+    if peer:
+        lines += ["", "Our Whisper path (chunked, recognition only) against faster-whisper called directly on the same"
+                  " file, same model and options:", "",
+                  "| path | RTF | WER | words in non-speech / h | median start error | peak RSS |", "|---|---|---|---|---|---|"]
+        for name in ("ours", "direct"):
+            p = peer[name]
+            lines.append(f"| {name} | {p['rtf']:.3f} | {p['wer']:.1%} | {p['non_speech_words_per_hour']:.0f} |"
+                         f" {p['median_start_error']:.3f} s | {p['peak_rss_mb']:.0f} MB |")
+        lines += ["", f"Time ratio ours / direct: {peer['time_ratio']:.2f}."]
+    if memory:
+        lines += ["", "Peak RSS of recognition over long files (the broadcast repeated):", "",
+                  "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
+        lines += [f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |" for m in memory]
+    (RESULTS / "asr.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        print(json.dumps(child(sys.argv[2], sys.argv[4:], sys.argv[3])))
+        sys.exit(0)
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""Whisper recognition through CTranslate2 (``faster-whisper``), decoded in bounded chunks.
+
+The stream is cut into chunks of at most ``config.WHISPER_CHUNK_SECONDS`` at the
+quietest moment near each chunk's end, so memory stays flat however long the
+recording, and each chunk is decoded on its own (no text carried over from the
+previous chunk, which is what lets Whisper fall into repetition loops). Silence
+inside a chunk is skipped by the Silero voice-activity filter that ships with
+``faster-whisper``; runs of repeated words that survive are cut by
+``drop_repeats``. Every word keeps Whisper's cased, punctuated form in
+``Word.display``; ``Word.text`` is the normalised token search uses.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine import config
+from engine.asr.base import ModelSpec, Word
+from engine.errors import ModelError
+
+#: Files a CTranslate2 Whisper model folder holds.
+WHISPER_FILES = ("model.bin", "config.json")
+_TOKEN_CHARS = re.compile(r"[^\w'’.-]+")
+_EDGE_CHARS = "'’.-_"
+
+
+def normalise_token(display: str) -> str:
+    """The search token for a word as Whisper wrote it: ``" Hello,"`` -> ``"hello"``,
+    ``"Don't"`` -> ``"don't"``, ``"U.S."`` -> ``"u.s"``; ``""`` for punctuation alone."""
+    token = _TOKEN_CHARS.sub("", display.strip().lower()).replace("’", "'")
+    return token.strip(_EDGE_CHARS)
+
+
+def drop_repeats(words: Sequence[Word], *, max_repeats: int = config.WHISPER_MAX_REPEATS, max_n: int = 4) -> list[Word]:
+    """``words`` without the copies beyond ``max_repeats`` of any n-gram (n <= ``max_n``)
+    repeated back to back, the signature of a decoder stuck in a loop."""
+    out: list[Word] = []
+    for word in words:
+        out.append(word)
+        for n in range(1, max_n + 1):
+            span = n * (max_repeats + 1)
+            if len(out) < span:
+                break
+            tail = [w.text for w in out[-span:]]
+            if all(tail[i] == tail[i % n] for i in range(span)):
+                del out[-n:]
+                break
+    return out
+
+
+def quietest_cut(samples: np.ndarray, *, sr: int, earliest: int, frame_seconds: float = 0.1) -> int:
+    """Sample index in ``samples[earliest:]`` (float32, shape (n,)) at the centre of the
+    quietest ``frame_seconds`` frame: where a chunk can end without splitting a word."""
+    hop = max(1, int(frame_seconds * sr))
+    tail = samples[earliest:]
+    n_frames = tail.size // hop
+    if n_frames < 2:
+        return samples.size
+    energy = np.square(tail[: n_frames * hop].reshape(n_frames, hop), dtype=np.float64).mean(axis=1)
+    return earliest + int(np.argmin(energy)) * hop + hop // 2
+
+
+class WhisperTranscriber:
+    """Word-timed recognition with a CTranslate2 Whisper model folder (e.g. the bundled tiny.en)."""
+
+    engine = "whisper"
+
+    def __init__(self, spec: ModelSpec) -> None:
+        folder = Path(spec.path)
+        missing = [name for name in WHISPER_FILES if not (folder / name).is_file()]
+        if missing:
+            raise ModelError(f"{spec.name}: Whisper model in {folder} lacks {', '.join(missing)}")
+        try:
+            from faster_whisper import WhisperModel
+
+            self._model = WhisperModel(
+                str(folder), device="cpu", compute_type="int8", local_files_only=True,
+                cpu_threads=min(config.WHISPER_CPU_THREADS, os.cpu_count() or 1),
+            )
+        except ImportError:
+            raise ModelError(f"{spec.name}: the faster-whisper package is not installed") from None
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise ModelError(f"{spec.name}: faster-whisper cannot load {folder}: {exc}") from None
+        self.model_name = spec.name
+        self._multilingual = bool(self._model.model.is_multilingual)
+        # "en-us" -> "en"; "und" (unknown) lets a multilingual model detect the language per chunk
+        language = spec.language.split("-")[0].lower() if spec.language not in ("", "und") else ""
+        if not self._multilingual and language not in ("", "en"):
+            raise ModelError(f"{spec.name}: an English-only Whisper model cannot transcribe language {spec.language!r}")
+        self.language = language or ("" if self._multilingual else "en")
+
+    def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
+        """Consume int16 blocks (shape (n,)); yield the words of each decoded chunk."""
+        if sr != 16000:
+            raise ModelError(f"{self.model_name}: Whisper needs 16000 Hz audio, got {sr} Hz")
+        limit = int(config.WHISPER_CHUNK_SECONDS * sr)
+        earliest = int((config.WHISPER_CHUNK_SECONDS - config.WHISPER_CUT_WINDOW_SECONDS) * sr)
+        pending: list[np.ndarray] = []
+        held = 0
+        offset = 0  # samples before pending[0]
+        for block in blocks:
+            pending.append(np.asarray(block, dtype=np.int16).astype(np.float32) / 32768.0)
+            held += block.size
+            while held >= limit:
+                audio = np.concatenate(pending)
+                cut = quietest_cut(audio[:limit], sr=sr, earliest=earliest)
+                words = self.decode(audio[:cut], offset=offset / sr)
+                if words:
+                    yield words
+                pending, held, offset = [audio[cut:]], audio.size - cut, offset + cut
+        if held:
+            words = self.decode(np.concatenate(pending), offset=offset / sr)
+            if words:
+                yield words
+
+    def decode(self, audio: np.ndarray, *, offset: float = 0.0) -> list[Word]:
+        """Words of one chunk (float32 in [-1, 1], shape (n,), 16 kHz), times shifted by ``offset`` s."""
+        if audio.size < int(0.1 * 16000):
+            return []
+        segments, _info = self._model.transcribe(audio, **self.decode_options())
+        words = [_word(w, offset) for segment in segments for w in (segment.words or ())]
+        return drop_repeats([w for w in words if w.text])
+
+    def decode_options(self) -> dict[str, Any]:
+        """Keyword arguments given to ``WhisperModel.transcribe`` for every chunk."""
+        return {
+            "language": self.language or None,
+            "beam_size": config.WHISPER_BEAM_SIZE,
+            "word_timestamps": True,
+            "condition_on_previous_text": False,
+            "vad_filter": True,
+            "vad_parameters": {"min_silence_duration_ms": 500},
+        }
+
+
+def _word(w: Any, offset: float) -> Word:
+    display = str(w.word).strip()
+    return Word(
+        start=round(offset + float(w.start), 3), end=round(offset + float(w.end), 3),
+        conf=float(min(1.0, max(0.0, w.probability))), text=normalise_token(display), display=display,
+    )
