@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
-from app import colours, dialogs, pyside_refcounts
+from app import colours, dialogs, gc_guard, pyside_refcounts
 from app.data import LibraryReader, LibraryRow, SearchHit
 from app.evaluation.window import EvaluationWindow
 from app.format import duration_text, reason
@@ -51,6 +51,7 @@ class MainWindow(QMainWindow):
     def __init__(self, db_path: Path, *, pool: TaskPool | None = None, settings: AppSettings | None = None) -> None:
         super().__init__()
         pyside_refcounts.install()
+        self._collector = gc_guard.UiThreadCollector(self)
         self.settings = settings or AppSettings()
         self.pool = pool or TaskPool()
         self.db_path = Path(db_path)
@@ -425,6 +426,7 @@ class MainWindow(QMainWindow):
         QApplication.instance().removeEventFilter(self._space_guard)
         self.log.detach()
         self.store.close()
+        self._collector.stop()
         super().closeEvent(event)
 
 
