@@ -41,8 +41,10 @@ sys.path.insert(0, str(REPO))
 from engine.asr.base import Word  # noqa: E402
 from engine.audio.decode import iter_pcm_blocks  # noqa: E402
 from engine.detect import AudioAnalyzer, syllable_nuclei  # noqa: E402
+from engine.detect.config import DEFAULT_SOUND_MODEL, SOUND_MODELS  # noqa: E402
 from engine.detect.events import Event  # noqa: E402
 from engine.detect.frames import active_frames, close_and_prune, frames_of, mask_spans  # noqa: E402
+from engine.detect.settings import DetectorSettings  # noqa: E402
 from engine.detect.syllables import have_cmudict, text_syllables  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
@@ -149,11 +151,11 @@ def x_duration_figures(truth, xd: np.ndarray) -> dict[str, float]:
     }
 
 
-def run_broadcast(wav: Path) -> dict[str, object]:
+def run_broadcast(wav: Path, sound_model: str = "rules") -> dict[str, object]:
     from tools.broadcast import load_truth
 
     truth = load_truth(wav.with_suffix(".json"))
-    analyzer = AudioAnalyzer(sr=truth.sample_rate)
+    analyzer = AudioAnalyzer(sr=truth.sample_rate, settings=DetectorSettings(sound_model=sound_model))
     feed_cpu = 0.0
     for block in iter_pcm_blocks(wav, sr=truth.sample_rate):
         t0 = time.process_time()
@@ -360,12 +362,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.detect_bench", description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=60)
+    parser.add_argument("--sound-model", choices=SOUND_MODELS, default=DEFAULT_SOUND_MODEL,
+                        help="what finds music, applause and laughter (default: ingest's)")
     args = parser.parse_args(argv)
     wav = broadcast(args.minutes, args.seed)
     result = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "seed": args.seed,
-        "broadcast": run_broadcast(wav),
+        "sound_model": args.sound_model,
+        "broadcast": run_broadcast(wav, args.sound_model),
         "rates": run_rates(),
         "sphinx_x_duration": run_sphinx_x_duration(args.seed),
     }

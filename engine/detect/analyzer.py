@@ -97,6 +97,13 @@ def analyze(features: FrameFeatures, words: Sequence[Word] = (), *, settings: De
 
 
 def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
+    """Music, applause and laughter (by ``settings.sound_model``), then steady noise outside those."""
+    if settings.sound_model == "rules":
+        return rule_sound_events(features, settings)
+    return learned_sound_events(features, settings)
+
+
+def learned_sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
     """Music, applause and laughter from the learned classifier, then steady noise outside those."""
     sounds = detect_sounds(features, sensitivities={"music": settings.music_sensitivity,
                                                     "applause": settings.applause_sensitivity,
@@ -105,7 +112,7 @@ def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Ev
 
 
 def rule_sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
-    """The hand-set rules for music, applause and laughter (the comparison in ``bench/detect_bench.py``)."""
+    """The hand-set rules for music, applause and laughter, then steady noise outside those."""
     f, kw = features, {"sr": features.sr, "hop_length": features.hop_length}
     sounds = detect_music(chroma_stability=f.chroma_stability, voicing=f.voicing, flux=f.flux, energy_db=f.energy_db,
                           sensitivity=settings.music_sensitivity, **kw)  # fmt: skip

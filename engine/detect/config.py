@@ -65,6 +65,14 @@ ACTIVE_MAX_DBFS = -45.0
 #: Default sensitivity of every sound detector, in (0, 1): higher finds more.
 DEFAULT_SENSITIVITY = 0.5
 
+#: Which detector finds music, applause and laughter: ``"rules"`` (the hand-set rules) or
+#: ``"learned"`` (the classifier in models/detectors). The rules stay the default until the
+#: classifier's false alarms on real speech are under 2 per hour (56 music and 56 laughter per
+#: hour of LibriVox held out, bench/results/detect_loso.md): with Whisper, words inside a detected
+#: sound are dropped as invented, so a false music event would cost real words.
+SOUND_MODELS = ("rules", "learned")
+DEFAULT_SOUND_MODEL = "rules"
+
 #: The hysteresis low threshold as a fraction of the high one.
 LOW_FRACTION = 0.6
 

@@ -21,6 +21,7 @@ class DetectorSettings:
         the recording's median, in (0, 1).
     min_word_confidence : words recognised with less confidence count as untranscribed
         sound for X-duration, in [0, 1].
+    sound_model : ``"rules"`` or ``"learned"``: what finds music, applause and laughter.
     """
 
     vad_aggressiveness: int = config.DEFAULT_VAD_AGGRESSIVENESS
@@ -30,6 +31,7 @@ class DetectorSettings:
     laughter_sensitivity: float = config.DEFAULT_SENSITIVITY
     rate_deviation: float = config.DEFAULT_RATE_DEVIATION
     min_word_confidence: float = config.DEFAULT_MIN_WORD_CONFIDENCE
+    sound_model: str = config.DEFAULT_SOUND_MODEL
 
     def __post_init__(self) -> None:
         if self.vad_aggressiveness not in (0, 1, 2, 3):
@@ -42,3 +44,5 @@ class DetectorSettings:
                 raise ParameterError(f"{name} must lie strictly between 0 and 1, got {value}")
         if not 0.0 <= self.min_word_confidence <= 1.0:
             raise ParameterError(f"min_word_confidence must lie in [0, 1], got {self.min_word_confidence}")
+        if self.sound_model not in config.SOUND_MODELS:
+            raise ParameterError(f"sound_model must be one of {', '.join(config.SOUND_MODELS)}, got {self.sound_model!r}")

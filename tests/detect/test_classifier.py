@@ -93,7 +93,7 @@ def test_segment_labels_follow_the_scene_truth() -> None:
     assert (y[10:20] == CLASSES.index("laughter")).all() and (y[:10] == 0).all() and (y[20:] == 0).all()
 
 
-def test_the_shipped_classifier_loads_and_the_analyzer_uses_it() -> None:
+def test_the_shipped_classifier_loads_and_the_analyzer_uses_it_when_chosen() -> None:
     if not DEFAULT_MODEL.is_file():
         pytest.fail(f"{DEFAULT_MODEL} is missing: run tools/train_detectors.py")
     model = default_classifier()
@@ -104,9 +104,16 @@ def test_the_shipped_classifier_loads_and_the_analyzer_uses_it() -> None:
     feats = frame_features(bed, sr=SR)
     learned = detect_sounds(feats)
     assert sum(e.duration for e in learned if e.type == "music") > 6.0
-    assert [e for e in analyze(feats, settings=DetectorSettings()).events if e.type == "music"] == [
+    chosen = DetectorSettings(sound_model="learned")
+    assert [e for e in analyze(feats, settings=chosen).events if e.type == "music"] == [
         e for e in learned if e.type == "music"
     ]
+    assert DetectorSettings().sound_model == "rules"  # the default until false alarms on speech are < 2/h
+
+
+def test_an_unknown_sound_model_is_refused() -> None:
+    with pytest.raises(ParameterError, match="sound_model must be one of rules, learned, got 'svm'"):
+        DetectorSettings(sound_model="svm")
 
 
 @pytest.mark.parametrize(
