@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QLineF, QPoint, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QWheelEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollBar, QToolTip, QVBoxLayout, QWidget
 
+from app import colours
 from app.data import EVENT_LANES, RATE_TYPES, RecordingDetail, Span
 from app.format import clock, clock_precise
 from app.transcript_doc import ENTITY_COLOURS, EVENT_COLOURS
@@ -152,13 +153,13 @@ class TimelineCanvas(QWidget):
     def _paint_wave(self, p: QPainter) -> None:
         top, mid = RULER_HEIGHT, RULER_HEIGHT + WAVE_HEIGHT / 2
         p.drawText(QRectF(4, top, LABEL_WIDTH - 8, WAVE_HEIGHT), Qt.AlignmentFlag.AlignVCenter, "Waveform")
-        p.setPen(QColor("#cfd8dc"))
+        p.setPen(self.palette().color(QPalette.ColorRole.Midlight))
         p.drawLine(QLineF(LABEL_WIDTH, mid, self.width(), mid))
         if self.envelope is None:
             return
         cols = columns(self.envelope, self.view_start, self.view_span, self.plot_width())
         half = WAVE_HEIGHT / 2 - 2
-        p.setPen(QColor("#546e7a"))
+        p.setPen(QColor(colours.current().event_other))  # readable on the light and the dark base
         p.drawLines([QLineF(LABEL_WIDTH + i, mid - hi * half, LABEL_WIDTH + i, mid - lo * half)
                      for i, (lo, hi) in enumerate(cols) if hi > lo])
 
@@ -166,7 +167,7 @@ class TimelineCanvas(QWidget):
         top = RULER_HEIGHT + WAVE_HEIGHT + k * LANE_HEIGHT
         p.setPen(self.palette().text().color())
         p.drawText(QRectF(4, top, LABEL_WIDTH - 8, LANE_HEIGHT), Qt.AlignmentFlag.AlignVCenter, lane.name)
-        p.setPen(QColor("#eceff1"))
+        p.setPen(self.palette().color(QPalette.ColorRole.Midlight))
         p.drawLine(QLineF(LABEL_WIDTH, top + LANE_HEIGHT - 0.5, self.width(), top + LANE_HEIGHT - 0.5))
         end = self.view_start + self.view_span
         for n, span in enumerate(lane.spans):
@@ -176,7 +177,7 @@ class TimelineCanvas(QWidget):
             rect = QRectF(x0, top + 2, max(2.0, x1 - x0), LANE_HEIGHT - 4)
             p.fillRect(rect, _span_colour(span, n))
             if span.kind == "story" and rect.width() > 40:
-                p.setPen(QColor("#263238"))
+                p.setPen(QColor(colours.CHIP_TEXT))  # story chips are light in both palettes
                 p.drawText(rect.adjusted(3, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, span.label)
 
     # -- input ------------------------------------------------------------------------------
