@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 from pathlib import Path
 
@@ -19,14 +20,25 @@ def run(argv: list[str]) -> int:
     if any(a in ("-h", "--help") for a in argv):
         return main(argv)
     try:
-        known, _ = build_parser().parse_known_args(argv)
+        known, unknown = build_parser().parse_known_args(argv)
     except UsageError:
         return main(argv)  # prints the usage error
-    if known.command is not None:
-        return main(argv)
+    if known.command is not None or unknown:
+        return main(argv)  # a command, or an option no command takes (a one-line usage error)
+    if not has_display():
+        print("earshot: no display to open the desktop app on (DISPLAY and WAYLAND_DISPLAY are unset); "
+              "run a command instead (earshot --help lists them)", file=sys.stderr)
+        return 1
     from app.main_window import run_gui
 
     return run_gui([sys.argv[0]], Path(known.db).absolute() if known.db else None)
+
+
+def has_display() -> bool:
+    """False on Linux when Qt would find no screen: no X or Wayland display and no other platform chosen."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
 
 
 def gui_smoke_test() -> int:

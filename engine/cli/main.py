@@ -68,7 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")
     try:
-        code = _run(argv)
+        try:
+            code = _run(argv)
+        except SystemExit as exc:  # argparse after --help or a usage error: its output still needs flushing here
+            code = _exit_code(exc)
         sys.stdout.flush()
         return code
     except BrokenPipeError:
@@ -76,6 +79,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The exit code ``SystemExit`` carries; a message in its place is printed, as Python would."""
+    if exc.code is None or isinstance(exc.code, int):
+        return exc.code or 0
+    print(exc.code, file=sys.stderr)
+    return 1
 
 
 def _run(argv: Sequence[str] | None) -> int:

@@ -228,3 +228,18 @@ def test_ctrl_c_marks_the_running_file_cancelled_and_keeps_its_old_transcript(
     assert store.recording("talk.wav")["word_count"] > 0  # the old transcript is still there
     listing = earshot("list", db=db)
     assert "interrupted" not in listing.stderr, listing.stderr
+
+
+def test_an_unknown_option_is_a_usage_error_not_the_desktop_app() -> None:
+    proc = subprocess.run([sys.executable, str(REPO / "main.py"), "--bogus"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == "earshot: error: unrecognized arguments: --bogus"
+
+
+def test_no_display_gives_a_line_instead_of_qts_abort() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    proc = subprocess.run([sys.executable, str(REPO / "main.py")], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().startswith("earshot: no display to open the desktop app on")
+    assert len(proc.stderr.strip().splitlines()) == 1
