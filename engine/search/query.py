@@ -467,7 +467,7 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
             story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
             features={name: float(v[r]) for name, v in features.items()}, events=near[k],
-            play_from=max(start, _anchor(words[k]).start - config.LEAD_IN_SECONDS) if words[k] else start,
+            play_from=round(max(start, _anchor(words[k]).start - config.LEAD_IN_SECONDS), 3) if words[k] else start,
             matches=words[k],
         ))
     return hits
