@@ -250,3 +250,32 @@ def test_an_index_from_before_the_display_column_is_migrated(tmp_path: Path) -> 
     new = Store(tmp_path / "old.sqlite")
     assert new.schema_version() == len(MIGRATIONS)
     assert [(w["text"], w["display"]) for w in new.words(rid)] == [("one", None), ("two", None)]
+
+
+def test_a_sound_index_is_checked_once_until_it_changes(tmp_path, monkeypatch) -> None:
+    """quick_check reads the whole file: it runs again only when the file (or its WAL) has changed."""
+    from engine.errors import IndexDamaged
+    from engine.index import store as store_module
+
+    monkeypatch.setenv("EARSHOT_CACHE_DIR", str(tmp_path / "cache"))
+    calls: list[str] = []
+    real = store_module.Store._quick_check
+
+    def counting(self):  # type: ignore[no-untyped-def]
+        calls.append(self.path)
+        return real(self)
+
+    monkeypatch.setattr(store_module.Store, "_quick_check", counting)
+    db = tmp_path / "lib.sqlite"
+    Store(db).close()  # created: checked, then changed by its migrations
+    Store(db).close()  # checked once more, now remembered
+    checked = len(calls)
+    Store(db).close()
+    Store.for_reading(db).close()
+    assert len(calls) == checked, "an unchanged index was checked again"
+    data = bytearray(db.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # garbage after the header, in the schema page
+    db.write_bytes(bytes(data))
+    with pytest.raises(IndexDamaged):
+        Store(db)
+    assert len(calls) == checked + 1
