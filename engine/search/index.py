@@ -474,19 +474,18 @@ def word_times(store: Store, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int
 def word_texts(store: Store, ranges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, str]]:
     """Words of each ``(recording id, first word, last word)`` range: (range number, word index, text),
     the text as the recogniser wrote it (cased, punctuated) where it differs from the token."""
-    return store.conn.execute(
-        "SELECT j.key, w.idx, COALESCE(w.display, w.text) FROM json_each(?) j JOIN words w"
-        " ON w.recording_id = json_extract(j.value, '$[0]')"
-        " AND w.idx BETWEEN json_extract(j.value, '$[1]') AND json_extract(j.value, '$[2]')"
-        " ORDER BY j.key, w.idx",
-        [json.dumps([list(r) for r in ranges])],
-    ).fetchall()
+    return _words_in_ranges(store, ranges, "COALESCE(w.display, w.text)")
 
 
 def word_rows(store: Store, ranges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, float, float, str]]:
     """Words of each ``(recording id, first word, last word)`` range: (range number, index, start, end, text)."""
+    return _words_in_ranges(store, ranges, "w.start, w.end, w.text")
+
+
+def _words_in_ranges(store: Store, ranges: Sequence[tuple[int, int, int]], columns: str) -> list[Any]:
+    """(range number, word index, *columns) of the words of every range, in one query; ``columns`` is ours."""
     return store.conn.execute(
-        "SELECT j.key, w.idx, w.start, w.end, w.text FROM json_each(?) j JOIN words w"
+        f"SELECT j.key, w.idx, {columns} FROM json_each(?) j JOIN words w"
         " ON w.recording_id = json_extract(j.value, '$[0]')"
         " AND w.idx BETWEEN json_extract(j.value, '$[1]') AND json_extract(j.value, '$[2]')"
         " ORDER BY j.key, w.idx",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 from pathlib import Path
 
 import psutil
@@ -16,7 +15,7 @@ from engine.index.store import Store
 from engine.ingest import IngestJob
 from engine.jobs import JobState
 from tests.fixtures.audio import espeak, sox
-from tests.fixtures.ingest import start_ingest
+from tests.fixtures.ingest import start_ingest, start_job_thread
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -48,13 +47,7 @@ def test_workers_exit_when_the_ingest_process_is_killed(
 
 
 def test_a_crashed_worker_names_the_file(tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec) -> None:
-    started = threading.Event()
-    job = IngestJob([long_wav], db_path=tmp_path / "lib.sqlite", spec=sphinx_model,
-                    on_progress=lambda path, done, total: started.set())
-    result: list = []  # type: ignore[type-arg]
-    thread = threading.Thread(target=lambda: result.extend(job.run()))
-    thread.start()
-    assert started.wait(60), "recognition never reported progress"
+    _job, thread, result = start_job_thread([long_wav], tmp_path / "lib.sqlite", sphinx_model)
     workers = [c for c in psutil.Process().children() if "spawn_main" in " ".join(c.cmdline())]
     for w in workers:
         w.send_signal(signal.SIGSEGV)

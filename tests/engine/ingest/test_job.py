@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from engine.ingest import IngestJob
 from engine.ingest.transcribe import segment_bounds
 from engine.jobs import JobState
 from tests.fixtures.audio import espeak, ffmpeg, sox
-from tests.fixtures.ingest import start_ingest
+from tests.fixtures.ingest import start_ingest, start_job_thread
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -107,13 +106,7 @@ def long_wav(tmp_path_factory: pytest.TempPathFactory, librivox: dict[Path, str]
 def test_cancel_stops_a_running_file_and_writes_nothing(
     tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
 ) -> None:
-    started = threading.Event()
-    job = IngestJob([long_wav], db_path=tmp_path / "lib.sqlite", spec=sphinx_model,
-                    on_progress=lambda path, done, total: started.set())
-    result: list = []  # type: ignore[type-arg]
-    thread = threading.Thread(target=lambda: result.extend(job.run()))
-    thread.start()
-    assert started.wait(60), "recognition never reported progress"
+    job, thread, result = start_job_thread([long_wav], tmp_path / "lib.sqlite", sphinx_model)
     job.cancel.cancel()
     thread.join(60)
     assert not thread.is_alive()
@@ -126,14 +119,8 @@ def test_cancel_stops_a_running_file_and_writes_nothing(
 def test_cancelling_files_one_by_one_stops_each_and_nothing_else(
     tmp_path: Path, long_wav: Path, corpus: dict[str, Path], sphinx_model: ModelSpec
 ) -> None:
-    started = threading.Event()
     files = [long_wav, corpus["council"], corpus["rain"]]
-    job = IngestJob(files, db_path=tmp_path / "lib.sqlite", spec=sphinx_model, workers=1,
-                    on_progress=lambda path, done, total: started.set() if path == str(long_wav) else None)
-    result: list = []  # type: ignore[type-arg]
-    thread = threading.Thread(target=lambda: result.extend(job.run()))
-    thread.start()
-    assert started.wait(60), "recognition never reported progress"
+    job, thread, result = start_job_thread(files, tmp_path / "lib.sqlite", sphinx_model, workers=1)
     job.cancel_file(str(long_wav))  # running
     job.cancel_file(str(files[1]))  # still queued behind it
     thread.join(120)
