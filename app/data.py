@@ -1,7 +1,7 @@
 """Every read the GUI makes of the index, in one place, shaped for the panels.
 
 Recordings, words, segments, stories, events, entities and jobs come through
-:class:`engine.index.store.Store`; search through :func:`engine.search.search`.
+:class:`engine.storage.store.Store`; search through :func:`engine.search.search`.
 The few queries the Store has no method for yet (the library's latest job per
 file, the filter lists, forgetting a failed file) are the parameterised SQL
 below, so they can move into the Store in one step.
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import search as engine_search
-from engine.index.store import Store
+from engine.storage.store import Store
 
 #: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
 X_DURATION_MIN_SECONDS = 1.0

@@ -38,8 +38,8 @@ from app.settings_dialog import SettingsDialog
 from app.tasks import TaskPool
 from engine.errors import EarshotError
 from engine.export import FORMATS
-from engine.index.store import Store
 from engine.jobs import JobState
+from engine.storage.store import Store
 
 #: Coalesce library refreshes while files finish (ms).
 REFRESH_DELAY_MS = 300

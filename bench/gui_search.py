@@ -35,8 +35,8 @@ WORDS_PER_MINUTE = 150
 
 def build_library(db: Path, hours: float, seed: int = 0) -> None:
     """One recording per hour of synthetic transcript, written the way ingest writes (with the passage index)."""
-    from engine.index.store import EntityRow, EventRow, NewRecording, Store, WordRow
     from engine.search import index_passages
+    from engine.storage.store import EntityRow, EventRow, NewRecording, Store, WordRow
 
     text = (REPO / "resources" / "news" / "en.txt").read_text(encoding="utf-8").lower()
     vocab = np.array([w.strip(".,;:'\"()") for w in text.split() if w.strip(".,;:'\"()")])
@@ -61,7 +61,7 @@ def build_library(db: Path, hours: float, seed: int = 0) -> None:
 def time_queries(db: Path) -> dict[str, dict[str, float]]:
     """Latency of every prefix a user types (what search-as-you-type may send) and of the full queries."""
     from app.data import LibraryReader, SearchFilters
-    from engine.index.store import Store
+    from engine.storage.store import Store
 
     out = {}
     with Store(db) as store:

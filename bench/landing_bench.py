@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 
 from engine.evaluate.passages import Judgement, evaluate_run
-from engine.index.store import Store
 from engine.search import ModelParams, search
 from engine.search import config as search_config
 from engine.search.collection import (
@@ -49,6 +48,7 @@ from engine.search.collection import (
     run_rows,
 )
 from engine.search.text import terms
+from engine.storage.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"

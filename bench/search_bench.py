@@ -39,7 +39,6 @@ from engine.evaluate.passages import (
     evaluate_run,
     halve_passages,
 )
-from engine.index.store import Store
 from engine.search import MODELS, search
 from engine.search.collection import (
     SourceRecording,
@@ -55,6 +54,7 @@ from engine.search.collection import (
 )
 from engine.search.index import fts_bm25_blocks
 from engine.search.text import fts_match, terms
+from engine.storage.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from engine.asr.base import ModelSpec
-from engine.index.store import Store
+from engine.storage.store import Store
 
 #: The application folder: where ``engine/`` and ``resources/`` are (``sys._MEIPASS`` when frozen).
 APP_ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,8 @@ import textwrap
 from pathlib import Path
 
 from engine.cli.main import main as earshot
-from engine.index.store import Store
 from engine.paths import data_dir, default_db_path
+from engine.storage.store import Store
 
 #: Words of the recognised transcript the demo prints.
 TRANSCRIPT_WORDS = 80

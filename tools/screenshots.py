@@ -67,8 +67,8 @@ def build_demo(folder: Path) -> Path:
     db = folder / "library.sqlite"
     if db.exists():
         return db
-    from engine.index.store import Store
     from engine.ingest.job import IngestJob
+    from engine.storage.store import Store
     from models.manager import ModelManager
     from tools.broadcast import build_broadcast
     from tools.sound_clips import ClipsUnavailable
@@ -156,7 +156,7 @@ def docs_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
     shot(empty, "screenshot-empty-library")
     empty.close()
 
-    from engine.index.store import Store
+    from engine.storage.store import Store
 
     with Store(db) as store:
         words = store.words(int(store.recordings()[0]["id"]))

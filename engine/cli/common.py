@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.asr.base import ModelSpec
-from engine.index.store import Store
 from engine.paths import default_db_path
+from engine.storage.store import Store
 
 
 def positive_int(text: str) -> int:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from engine.errors import EarshotError
-from engine.index.store import storage_error
+from engine.storage.store import storage_error
 
 log = logging.getLogger("earshot")
 

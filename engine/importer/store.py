@@ -8,8 +8,8 @@ from pathlib import Path
 
 from engine.errors import ParameterError
 from engine.importer.captions import Captions, read_captions
-from engine.index.store import NewRecording, Store, StoryRow, WordRow
 from engine.search.index import index_passages
+from engine.storage.store import NewRecording, Store, StoryRow, WordRow
 
 #: Recorded as the recording's engine, so the library tells imported transcripts apart.
 IMPORT_ENGINE = "import"

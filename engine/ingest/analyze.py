@@ -15,7 +15,7 @@ import numpy as np
 
 from engine.asr.base import Word
 from engine.detect.events import Detections
-from engine.index.store import EntityRow, EventRow, StoryRow
+from engine.storage.store import EntityRow, EventRow, StoryRow
 
 log = logging.getLogger("earshot.ingest")
 #: Punctuation a recogniser's display form carries at a mention's edges ("Paris," -> "Paris").

@@ -22,10 +22,10 @@ from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.settings import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
-from engine.index.store import NewRecording, Store, WordRow
 from engine.ingest.transcribe import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
 from engine.search.index import index_passages
+from engine.storage.store import NewRecording, Store, WordRow
 
 if TYPE_CHECKING:
     from engine.ingest.pool import WorkerPool

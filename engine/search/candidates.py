@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.index.store import Store
 from engine.search import index
+from engine.storage.store import Store
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,11 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.evaluate.passages import Judgement, Retrieved
-from engine.index.store import NewRecording, Store, WordRow
 from engine.ingest.transcribe import segment_bounds
 from engine.search.index import index_passages
 from engine.search.query import Hit
 from engine.search.text import terms
+from engine.storage.store import NewRecording, Store, WordRow
 
 #: Synthetic timing of Lee text: seconds per word plus per character, pause between stories.
 LEE_WORD_SECONDS = 0.08

@@ -7,7 +7,7 @@ blocks), and stores per block the term ids in text order, so that every
 statistic a ranking model needs is a sum over blocks. Library-wide counts
 (``search_terms``: collection frequency and passage document frequency) are
 updated incrementally; a trigger takes a recording's share back out when its
-rows go (see ``engine/index/schema.py``, migration ``0002_passage_stats``).
+rows go (see ``engine/storage/schema.py``, migration ``0002_passage_stats``).
 
 Character offsets refer to the recording's *transcript text*: its words joined
 by single spaces (:func:`transcript_text`).
@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from engine.errors import NotFoundError
-from engine.index.store import Store
 from engine.search import config
 from engine.search.text import word_terms
+from engine.storage.store import Store
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)")
 

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.index.store import Store
 from engine.search import config, hotspot, index
 from engine.search.candidates import CandidateLimits, Candidates, gather
 from engine.search.models import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
+from engine.storage.store import Store
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The SQLite library index."""
 
-from engine.index.store import EntityRow, EventRow, NewRecording, Store, StoryRow, WordRow
+from engine.storage.store import EntityRow, EventRow, NewRecording, Store, StoryRow, WordRow
 
 __all__ = ["EntityRow", "EventRow", "NewRecording", "Store", "StoryRow", "WordRow"]

@@ -22,8 +22,8 @@ from typing import Any
 import sqlite_utils
 
 from engine.errors import IndexDamaged, IndexFull, IndexReadOnly, NotFoundError, StorageError
-from engine.index.schema import MIGRATIONS
 from engine.paths import cache_dir
+from engine.storage.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

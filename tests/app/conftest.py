@@ -18,7 +18,7 @@ pytest.importorskip("pytestqt")
 
 from app.main_window import MainWindow
 from app.tasks import ImmediatePool
-from engine.index.store import Store
+from engine.storage.store import Store
 from tests.app.gui_helpers import STORIES, Broadcast, store_truth
 from tools.broadcast import build_broadcast
 

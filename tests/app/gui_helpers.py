@@ -8,8 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from app.main_window import MainWindow
-from engine.index.store import EntityRow, EventRow, NewRecording, Store, StoryRow, WordRow
 from engine.search import index_passages
+from engine.storage.store import EntityRow, EventRow, NewRecording, Store, StoryRow, WordRow
 from tools.broadcast import BroadcastTruth
 
 STORIES = [

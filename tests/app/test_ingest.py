@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication
 from app import dialogs
 from app.ingest_controller import FileStatus
 from app.tasks import TaskPool
-from engine.index.store import Store
 from engine.jobs import JobState
 from engine.search.text import query_terms
+from engine.storage.store import Store
 from tests.app.gui_helpers import wait_loaded
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.main_window import MainWindow
-from engine.index.store import NewRecording, Store, WordRow
+from engine.storage.store import NewRecording, Store, WordRow
 
 pytestmark = pytest.mark.gui
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.data import LibraryReader, SearchFilters
 from app.format import clock
-from engine.index.store import Store
+from engine.storage.store import Store
 from tests.app.gui_helpers import Broadcast, store_truth, wait_loaded
 
 pytestmark = pytest.mark.gui

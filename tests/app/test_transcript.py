@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from app import colours, dialogs
 from app.transcript_doc import build_transcript
-from engine.index.store import Store
+from engine.storage.store import Store
 from tests.app.gui_helpers import open_recording, wait_loaded
 
 pytestmark = pytest.mark.gui

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.index.store import Store
+from engine.storage.store import Store
 from tests.fixtures.audio import espeak
 
 pytestmark = pytest.mark.slow

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine import selftest
-from engine.index.store import EntityRow, EventRow, NewRecording, Store, StoryRow, WordRow
 from engine.selftest import SAMPLE, normalized_words, run_self_test, term_times, word_recall
+from engine.storage.store import EntityRow, EventRow, NewRecording, Store, StoryRow, WordRow
 
 #: Stages allowed to fail, with what their failure must say. Ingest now writes every
 #: stage's rows, so none is: any failure counts.

@@ -9,8 +9,8 @@ import pytest
 
 from engine.errors import ParameterError
 from engine.importer import import_transcript, read_captions
-from engine.index.store import Store
 from engine.search import search
+from engine.storage.store import Store
 from tests.fixtures.audio import espeak
 
 cli_main = importlib.import_module("engine.cli.main")

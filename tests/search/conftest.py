@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.index.store import NewRecording, Store, WordRow
+from engine.storage.store import NewRecording, Store, WordRow
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LEE = SHARED / "lee"

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from engine.index.store import Store
 from engine.search import transcript_text
+from engine.storage.store import Store
 
 from .conftest import add_recording
 

@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from engine.errors import NotFoundError
-from engine.index.store import Store
 from engine.search import index_passages, transcript_text
 from engine.search.index import corpus_totals
 from engine.search.text import terms, word_terms
+from engine.storage.store import Store
 
 from .conftest import VOCABULARY, add_recording, random_text
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from engine.asr.base import ModelSpec
-from engine.index.store import Store
 from engine.ingest import IngestJob
 from engine.jobs import JobState
 from engine.search import index_passages, search, transcript_text
+from engine.storage.store import Store
 from tests.fixtures.audio import espeak
 
 pytestmark = pytest.mark.slow

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.index.store import Store
 from engine.search import config, explain, search
 from engine.search.text import parse_query
+from engine.storage.store import Store
 from tests.search.conftest import add_recording
 
 FILLER = ("council budget hospital rain harbour street fishermen quota port senator election vote court judge "

@@ -11,9 +11,9 @@ import psutil
 import pytest
 
 from engine.asr.base import ModelSpec
-from engine.index.store import Store
 from engine.ingest import IngestJob
 from engine.jobs import JobState
+from engine.storage.store import Store
 from tests.fixtures.audio import espeak, sox
 from tests.fixtures.ingest import start_ingest, start_job_thread
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import NotFoundError, StorageError
-from engine.index.schema import MIGRATIONS
-from engine.index.store import NewRecording, Store, WordRow, fts_query
+from engine.storage.schema import MIGRATIONS
+from engine.storage.store import NewRecording, Store, WordRow, fts_query
 
 
 def _recording(path: str, text: str, *, h: str = "h1") -> NewRecording:
@@ -111,7 +111,7 @@ def test_jobs_of_a_dead_process_are_marked_interrupted(tmp_path: Path) -> None:
     db = tmp_path / "lib.sqlite"
     code = (
         "import os, sys; sys.path.insert(0, %r);"
-        "from engine.index.store import Store; s = Store(%r); s.start_job('ingest', '/r/long.wav'); os._exit(0)"
+        "from engine.storage.store import Store; s = Store(%r); s.start_job('ingest', '/r/long.wav'); os._exit(0)"
     ) % (str(Path(__file__).resolve().parents[3]), str(db))
     subprocess.run([sys.executable, "-c", code], check=True)
     store = Store(db)
@@ -158,7 +158,7 @@ def test_sqlite_has_fts5() -> None:
 
 
 def test_events_stories_entities_and_x_duration_round_trip(store: Store) -> None:
-    from engine.index.store import EntityRow, EventRow, StoryRow
+    from engine.storage.store import EntityRow, EventRow, StoryRow
 
     base = _recording("/r/a.wav", "president obama spoke in chicago then the weather turned cold")
     rec = NewRecording(
@@ -255,7 +255,7 @@ def test_an_index_from_before_the_display_column_is_migrated(tmp_path: Path) -> 
 def test_a_sound_index_is_checked_once_until_it_changes(tmp_path, monkeypatch) -> None:
     """quick_check reads the whole file: it runs again only when the file (or its WAL) has changed."""
     from engine.errors import IndexDamaged
-    from engine.index import store as store_module
+    from engine.storage import store as store_module
 
     monkeypatch.setenv("EARSHOT_CACHE_DIR", str(tmp_path / "cache"))
     calls: list[str] = []
