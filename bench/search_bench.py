@@ -52,8 +52,8 @@ from engine.search.collection import (
     perturbed_copy,
     run_rows,
 )
-from engine.search.index import fts_bm25_blocks
 from engine.search.text import fts_match, terms
+from engine.storage.passages import PassageIndex
 from engine.storage.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
@@ -96,7 +96,7 @@ def peer_runs(store: Store, topics: Sequence[Topic]) -> dict[str, dict[str, dict
 
     out: dict[str, dict[str, dict[str, list[Retrieved]]]] = {p: {"chars": {}, "seconds": {}} for p in PEERS}
     for t in topics:
-        rows = fts_bm25_blocks(store, fts_match(dict.fromkeys(terms(t.query))), limit=DEPTH)
+        rows = PassageIndex(store).fts_bm25_blocks(fts_match(dict.fromkeys(terms(t.query))), limit=DEPTH)
         names = dict(store.conn.execute("SELECT id, name FROM recordings").fetchall())
         out["fts5"]["chars"][t.id] = [Retrieved(t.id, doc_id(names[r[1]]), r[6], r[7] - r[6], k + 1, r[8])
                                       for k, r in enumerate(rows)]
@@ -213,7 +213,7 @@ def scale(sources: list[SourceRecording], queries: list[str], *, words: int, fol
     times = []
     for q in queries:
         t1 = time.perf_counter()
-        fts_bm25_blocks(store, fts_match(dict.fromkeys(terms(q))), limit=20)
+        PassageIndex(store).fts_bm25_blocks(fts_match(dict.fromkeys(terms(q))), limit=20)
         times.append(1000 * (time.perf_counter() - t1))
     result["latency_ms"]["fts5 bm25 (blocks)"] = _percentiles(times)
     times = []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.errors import ParameterError
 from engine.importer.captions import Captions, read_captions
-from engine.search.index import index_passages
+from engine.search.passage_blocks import index_passages
 from engine.storage.store import NewRecording, Store, StoryRow, WordRow
 
 #: Recorded as the recording's engine, so the library tells imported transcripts apart.

@@ -24,7 +24,7 @@ from engine.detect.settings import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
 from engine.ingest.transcribe import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
-from engine.search.index import index_passages
+from engine.search.passage_blocks import index_passages
 from engine.storage.store import NewRecording, Store, WordRow
 
 if TYPE_CHECKING:

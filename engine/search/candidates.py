@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.search import index
+from engine.storage.passages import Filters, PassageIndex
 from engine.storage.store import Store
 
 
@@ -33,8 +33,8 @@ class Candidates:
     document, a passage and any span is a contiguous token range ``[lo, hi)``.
     """
 
-    docs: dict[str, np.ndarray]  # index.DOC_COLUMNS + block_lo, block_hi, tok_lo, tok_hi
-    blocks: dict[str, np.ndarray]  # index.BLOCK_COLUMNS + doc (row in docs), tok_lo, tok_hi
+    docs: dict[str, np.ndarray]  # DOC_COLUMNS + block_lo, block_hi, tok_lo, tok_hi
+    blocks: dict[str, np.ndarray]  # BLOCK_COLUMNS + doc (row in docs), tok_lo, tok_hi
     tokens: dict[str, np.ndarray]  # term, position (word index)
     passages: dict[str, np.ndarray]  # block_lo, block_hi (inclusive), doc, tok_lo, tok_hi
     matched_blocks: np.ndarray  # ids of the blocks FTS5 returned
@@ -49,19 +49,19 @@ class Candidates:
 
 
 def gather(store: Store, matches: Sequence[tuple[str, float]], *, limits: CandidateLimits,
-           filters: index.Filters | None, with_word_chars: bool = False) -> Candidates | None:
+           filters: Filters | None, with_word_chars: bool = False) -> Candidates | None:
     """The candidate set, or None when nothing matches.
 
     ``matches`` are FTS5 MATCH expressions with a weight each (a term's IDF): a block
     scores the weights of the expressions it matches, a document its best block, and
     the best documents come in whole (``limits``).
     """
-    found = [index.fts_blocks(store, m) for m, _ in matches]
+    found = [PassageIndex(store).fts_blocks(m) for m, _ in matches]
     if not any(len(f) for f in found):
         return None
     ids, inverse = np.unique(np.concatenate(found), return_inverse=True)
     weight = np.bincount(inverse, weights=np.repeat([w for _, w in matches], [len(f) for f in found]))
-    block_ids, doc_ids = index.block_docs(store, ids, filters)
+    block_ids, doc_ids = PassageIndex(store).block_docs(ids, filters)
     if len(block_ids) == 0:
         return None
     score = weight[np.searchsorted(ids, block_ids)]
@@ -69,12 +69,12 @@ def gather(store: Store, matches: Sequence[tuple[str, float]], *, limits: Candid
     block_ids, doc_ids = block_ids[best], doc_ids[best]
     _, first_seen = np.unique(doc_ids, return_index=True)
     ranked_docs = doc_ids[np.sort(first_seen)][: 2 * limits.docs]  # best block first
-    ranked = index.doc_rows(store, ranked_docs)
+    ranked = PassageIndex(store).doc_rows(ranked_docs)
     within = np.cumsum(ranked["n_blocks"]) <= limits.block_budget
     within[0] = True
     keep = np.flatnonzero(within)[: limits.docs]
     docs = {c: v[keep] for c, v in ranked.items()}
-    blocks, tokens = index.block_rows(store, docs["id"], with_word_chars=with_word_chars)
+    blocks, tokens = PassageIndex(store).block_rows(docs["id"], with_word_chars=with_word_chars)
     return _assemble(docs, blocks, tokens, block_ids)
 
 

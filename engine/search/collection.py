@@ -29,7 +29,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.evaluate.passages import Judgement, Retrieved
 from engine.ingest.transcribe import segment_bounds
-from engine.search.index import index_passages
+from engine.search.passage_blocks import index_passages
 from engine.search.query import Hit
 from engine.search.text import terms
 from engine.storage.store import NewRecording, Store, WordRow

@@ -22,7 +22,6 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.search import config
 from engine.search.candidates import Candidates
-from engine.search.index import CorpusTotals
 from engine.search.scoring import (
     idf,
     marked_runs,
@@ -31,6 +30,7 @@ from engine.search.scoring import (
     relevance_model,
     tfidf_scores,
 )
+from engine.storage.passages import CorpusTotals
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.search import config, hotspot, index
+from engine.search import config, hotspot
 from engine.search.candidates import CandidateLimits, Candidates, gather
 from engine.search.models import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
+from engine.storage.passages import Filters, PassageIndex
 from engine.storage.store import Store
 
 
@@ -45,11 +46,12 @@ class SearchFilters:
     date_from: dt.date | str | None = None
     date_to: dt.date | str | None = None
 
-    def to_index(self) -> index.Filters:
-        return index.Filters(
+    def to_index(self) -> Filters:
+        return Filters(
             recording_ids=tuple(int(r) for r in self.recordings),
             date_from=_iso(self.date_from), date_to=_iso(self.date_to),
             event_types=tuple(self.event_types), entity=self.entity, entity_type=self.entity_type,
+            event_margin=config.EVENT_MARGIN_SECONDS,
         )
 
     @property
@@ -163,8 +165,8 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
         query_tf=np.array([weights[t] for t in texts], dtype=np.float64),
         cf=np.array([known[t][1] for t in texts], dtype=np.float64),
         df=np.array([known[t][2] for t in texts], dtype=np.float64),
-        totals=index.corpus_totals(store),
-        cf_lookup=lambda ids: index.collection_frequencies(store, ids),
+        totals=PassageIndex(store).corpus_totals(),
+        cf_lookup=lambda ids: PassageIndex(store).collection_frequencies(ids),
     )
     limits = CandidateLimits(params.candidate_blocks, params.candidate_docs, params.candidate_block_budget)
     cands = None
@@ -210,10 +212,10 @@ def explain(store: Store, query: str, *, prefix: bool = False) -> QueryReport:
     """How :func:`search` reads ``query``: ignored words, unknown words with a "did you mean"
     from the library's own vocabulary, and what a word being typed is completed to. Read-only."""
     parsed = parse_query(query, prefix=prefix)
-    known = index.terms_by_text(store, list(parsed.terms))
+    known = PassageIndex(store).terms_by_text(list(parsed.terms))
     expansions: tuple[str, ...] = ()
     if parsed.partial is not None:
-        expansions = tuple(t for t, _ in index.terms_with_prefix(store, parsed.partial, limit=config.PREFIX_TERMS))
+        expansions = tuple(t for t, _ in PassageIndex(store).terms_with_prefix(parsed.partial, limit=config.PREFIX_TERMS))
     unknown = tuple(dict.fromkeys(t for t in parsed.terms if t not in known
                                   and not (t == parsed.partial and expansions)))
     suggestions = {}
@@ -231,7 +233,7 @@ def explain(store: Store, query: str, *, prefix: bool = False) -> QueryReport:
 def did_you_mean(store: Store, word: str) -> str | None:
     """The library word closest to ``word`` (difflib ratio >= ``config.SUGGEST_MIN_SIMILARITY``,
     ties to the commoner word), or None."""
-    pool = index.terms_like(store, word, spread=config.SUGGEST_LENGTH_SPREAD)
+    pool = PassageIndex(store).terms_like(word, spread=config.SUGGEST_LENGTH_SPREAD)
     best: tuple[float, int, str] | None = None
     matcher = difflib.SequenceMatcher(b=word, autojunk=False)
     for text, cf in pool:
@@ -255,12 +257,12 @@ def _plan(store: Store, parsed: ParsedQuery
     for t in parsed.terms:
         weights[t] = weights.get(t, 0.0) + 1.0
     if parsed.partial is not None:
-        done = index.terms_with_prefix(store, parsed.partial, limit=config.PREFIX_TERMS)
+        done = PassageIndex(store).terms_with_prefix(parsed.partial, limit=config.PREFIX_TERMS)
         if done:
             share = weights.pop(parsed.partial) / len(done)
             for t, _ in done:
                 weights[t] = weights.get(t, 0.0) + share
-    known = index.terms_by_text(store, list(weights))
+    known = PassageIndex(store).terms_by_text(list(weights))
     phrases = list(parsed.phrases)
     if any(t not in known for p in phrases for t in p):
         return None
@@ -293,7 +295,7 @@ def _down_weight_teasers(store: Store, ranking: Ranking, cands: Candidates, mark
         firsts.append(first)
         windows.append((int(ranking.recording_id[r]), max(0, first - reach), first))
     texts: list[list[str]] = [[] for _ in rows]
-    for key, _, text in index.word_texts(store, windows):
+    for key, _, text in PassageIndex(store).word_texts(windows):
         texts[key].append(str(text).lower().strip(".,!?;:\"'"))
     for k in range(len(rows)):
         words = texts[k]
@@ -373,7 +375,7 @@ def _iso(value: dt.date | str | None) -> str | None:
 
 def _passes(store: Store, cands: Candidates, ranking: Ranking, filters: SearchFilters) -> np.ndarray:
     """Units with at least one block that satisfies the event and entity filters."""
-    ok_block = index.passing_blocks(store, cands.blocks["id"], filters.to_index())
+    ok_block = PassageIndex(store).passing_blocks(cands.blocks["id"], filters.to_index())
     cum = np.concatenate([[0], np.cumsum(ok_block)])
     return cum[ranking.block_hi + 1] - cum[ranking.block_lo] > 0
 
@@ -386,7 +388,7 @@ def _resolve_times(store: Store, ranking: Ranking, rows: np.ndarray) -> None:
         return
     pairs = [(int(r), int(w)) for r, w in zip(ranking.recording_id[missing], ranking.first_word[missing], strict=True)]
     pairs += [(int(r), int(w)) for r, w in zip(ranking.recording_id[missing], ranking.last_word[missing], strict=True)]
-    times = index.word_times(store, pairs)
+    times = PassageIndex(store).word_times(pairs)
     n = len(missing)
     ranking.start[missing] = [times.get(p, (np.nan, np.nan))[0] for p in pairs[:n]]
     ranking.end[missing] = [times.get(p, (np.nan, np.nan))[1] for p in pairs[n:]]
@@ -397,10 +399,10 @@ def _features(store: Store, ranking: Ranking, rows: np.ndarray, terms: list[str]
     start, end = ranking.start[rows], ranking.end[rows]
     first, last = ranking.first_word[rows], ranking.last_word[rows]
     recs = sorted({int(r) for r in rec})
-    info = index.recordings_by_id(store, recs)
+    info = PassageIndex(store).recordings_by_id(recs)
     baseline = np.array([info.get(int(r), {}).get("words_per_second", 0.0) for r in rec])
-    events = index.events_near(store, recs, list(config.HOTSPOT_EVENT_TYPES))
-    entities = index.entities_matching(store, recs, terms)
+    events = PassageIndex(store).events_near(recs, list(config.HOTSPOT_EVENT_TYPES))
+    entities = PassageIndex(store).entities_matching(recs, terms)
     return {
         "events": hotspot.event_feature(rec, start, end, events, type_weights=config.HOTSPOT_EVENT_TYPES,
                                         margin=config.EVENT_MARGIN_SECONDS),
@@ -452,7 +454,7 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             spans.append((int(b["first_word"][lo]), int(b["last_word"][hi]), float(b["start"][lo]),
                           float(b["end"][hi]), int(b["char_start"][lo]), int(b["char_end"][hi])))
     recs = ranking.recording_id[rows]
-    info = index.recordings_by_id(store, [int(r) for r in recs])
+    info = PassageIndex(store).recordings_by_id([int(r) for r in recs])
     story = cands.docs["story_idx"][ranking.doc[rows]]
     matched = _matched_positions(ranking, cands, pieces, spans, marked)
     words = _matched_words(store, recs, matched)
@@ -500,7 +502,7 @@ def _matched_words(store: Store, recs: np.ndarray, matched: list[np.ndarray]) ->
               for rec, pos in zip(recs, matched, strict=True)]
     wanted = [set(pos[: config.MAX_MATCHED_WORDS].tolist()) for pos in matched]
     out: list[list[MatchedWord]] = [[] for _ in matched]
-    for key, idx, start, end, text in index.word_rows(store, ranges):
+    for key, idx, start, end, text in PassageIndex(store).word_rows(ranges):
         if idx in wanted[key]:
             out[key].append(MatchedWord(int(idx), float(start), float(end), str(text)))
     return [tuple(w) for w in out]
@@ -524,7 +526,7 @@ def _snippets(store: Store, ranking: Ranking, pieces: list[tuple[int, int, int]]
         marks.append(set(pos.tolist()))
     words: list[list[str]] = [[] for _ in windows]
     open_mark, close_mark = config.SNIPPET_MARKS
-    for key, idx, text in index.word_texts(store, windows):
+    for key, idx, text in PassageIndex(store).word_texts(windows):
         words[key].append(f"{open_mark}{text}{close_mark}" if idx in marks[key] else text)
     out = []
     for k, (_, a, b) in enumerate(windows):
@@ -535,7 +537,7 @@ def _snippets(store: Store, ranking: Ranking, pieces: list[tuple[int, int, int]]
 
 def _events_near(store: Store, recs: np.ndarray, spans: list[tuple[int, int, float, float, int, int]]
                  ) -> list[tuple[Event, ...]]:
-    rows = index.events_near(store, [int(r) for r in recs])
+    rows = PassageIndex(store).events_near([int(r) for r in recs])
     margin = config.EVENT_MARGIN_SECONDS
     out = []
     for k, rec in enumerate(recs):

@@ -9,6 +9,8 @@ GUI read while an ingest writes. One :class:`Store` per thread.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import json
 import os
 import shutil
@@ -17,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlite_utils
 
@@ -141,6 +143,34 @@ def _remember_checked(path: str, stamp: str) -> None:
         part.write_text(json.dumps(stamps), encoding="utf-8")
         os.replace(part, target)
 
+_Class = TypeVar("_Class", bound=type)
+
+
+def converts_sqlite_errors(cls: _Class) -> _Class:
+    """Class decorator: an ``sqlite3.Error`` out of any public method becomes the project's storage error.
+
+    The storage boundary converts once: writes inside :meth:`Store.atomic` are converted there
+    ("cannot write the index"); everything else a public method raises is a failed read. The
+    instance needs a ``path`` attribute naming the file.
+    """
+    for name, fn in list(vars(cls).items()):
+        if name.startswith("_") or not inspect.isfunction(fn) or name == "atomic":
+            continue
+        setattr(cls, name, _converting(fn))
+    return cls
+
+
+def _converting(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc, "cannot read the index") from None
+    return method
+
+
+@converts_sqlite_errors
 class Store:
     """Owner of one index file.
 
@@ -153,6 +183,7 @@ class Store:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
+        self._savepoints = 0  # depth of nested atomic() blocks
         try:
             if readonly:
                 self.db = sqlite_utils.Database(_connect_read_only(self.path))
@@ -219,7 +250,15 @@ class Store:
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[sqlite_utils.Database]:
-        """A write transaction: everything inside commits together or not at all."""
+        """A write transaction: everything inside commits together or not at all.
+
+        Nests: inside another ``atomic()`` it is a SAVEPOINT, so an inner failure rolls
+        back the inner part only and the outer transaction goes on.
+        """
+        if self.conn.in_transaction:
+            with self._savepoint():
+                yield self.db
+            return
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -233,6 +272,25 @@ class Store:
             if isinstance(exc, sqlite3.Error):
                 raise storage_error(self.path, exc) from None
             raise
+
+    @contextlib.contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        self._savepoints += 1
+        name = f"atomic_{self._savepoints}"
+        try:
+            self.conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute(f"ROLLBACK TO {name}")
+                    self.conn.execute(f"RELEASE {name}")
+                raise
+            self.conn.execute(f"RELEASE {name}")
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc) from None
+        finally:
+            self._savepoints -= 1
 
     def _migrate(self) -> None:
         self.conn.execute(

@@ -8,8 +8,8 @@ import pytest
 
 from engine.errors import NotFoundError
 from engine.search import index_passages, transcript_text
-from engine.search.index import corpus_totals
 from engine.search.text import terms, word_terms
+from engine.storage.passages import PassageIndex
 from engine.storage.store import Store
 
 from .conftest import VOCABULARY, add_recording, random_text
@@ -67,7 +67,7 @@ def test_library_statistics_are_exact_and_incremental(rng):
             df.update(set(toks))
     got = {r[0]: (r[1], r[2]) for r in store.conn.execute("SELECT text, cf, df FROM search_terms")}
     assert got == {t: (cf[t], df[t]) for t in cf}
-    totals = corpus_totals(store)
+    totals = PassageIndex(store).corpus_totals()
     assert totals.n_tokens == sum(cf.values())
     assert totals.n_passages == store.counts()["passages"] == sum(df_n for df_n in [len(expected_passages(
         t.split(), [(0, len(t.split()) - 1)])) for t in texts])
