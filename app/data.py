@@ -2,9 +2,7 @@
 
 Recordings, words, segments, stories, events, entities and jobs come through
 :class:`engine.storage.store.Store`; search through :func:`engine.search.search`.
-The few queries the Store has no method for yet (the library's latest job per
-file, the filter lists, forgetting a failed file) are the parameterised SQL
-below, so they can move into the Store in one step.
+No SQL here: every statement is in ``engine/storage``.
 
 One :class:`LibraryReader` per thread (SQLite connections stay in their
 thread): the UI thread keeps one; pool tasks open their own with
@@ -119,11 +117,7 @@ class LibraryReader:
             for r in self.store.recordings()
         ]
         indexed = {r.path: r for r in rows}
-        sql = (
-            "SELECT path, status, message, coalesce(finished_at, started_at) AS ended FROM jobs"
-            " WHERE id IN (SELECT max(id) FROM jobs WHERE kind = 'ingest' GROUP BY path)"
-        )
-        for job in self.store.db.query(sql):
+        for job in self.store.latest_ingest_jobs():
             if job["status"] not in _JOB_ROW_STATES:
                 continue
             done = indexed.get(job["path"])
@@ -138,10 +132,7 @@ class LibraryReader:
 
     def forget_failed(self, path: str) -> None:
         """Drop a file's failed ingest records so it leaves the library (its jobs stay in the log file)."""
-        with self.store.atomic():
-            self.store.conn.execute(
-                "DELETE FROM jobs WHERE kind = 'ingest' AND path = ? AND status IN (?, ?, ?)", [path, *_JOB_ROW_STATES]
-            )
+        self.store.forget_ingest_jobs(path, _JOB_ROW_STATES)
 
     def recordings_brief(self) -> list[tuple[int, str]]:
         return [(int(r["id"]), r["name"]) for r in self.store.recordings(order_by="name")]
@@ -183,12 +174,11 @@ class LibraryReader:
     # -- search -----------------------------------------------------------------------------
 
     def event_types(self) -> list[str]:
-        return [r["type"] for r in self.store.db.query("SELECT DISTINCT type FROM events ORDER BY type")]
+        return self.store.event_types()
 
     def entity_names(self, limit: int = 500) -> list[str]:
         """The most mentioned entity names, most frequent first."""
-        sql = "SELECT text, count(*) AS n FROM entities GROUP BY text ORDER BY n DESC, text LIMIT ?"
-        return [r["text"] for r in self.store.db.query(sql, [limit])]
+        return self.store.entity_names(limit)
 
     def search(self, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 50,
                prefix: bool = False) -> list[SearchHit]:

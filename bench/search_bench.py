@@ -216,12 +216,6 @@ def scale(sources: list[SourceRecording], queries: list[str], *, words: int, fol
         PassageIndex(store).fts_bm25_blocks(fts_match(dict.fromkeys(terms(q))), limit=20)
         times.append(1000 * (time.perf_counter() - t1))
     result["latency_ms"]["fts5 bm25 (blocks)"] = _percentiles(times)
-    times = []
-    for q in queries:
-        t1 = time.perf_counter()
-        store.search_segments(q, limit=20)
-        times.append(1000 * (time.perf_counter() - t1))
-    result["latency_ms"]["fts5 bm25 (segments, all words)"] = _percentiles(times)
     result["bm25s"] = _bm25s_scale(store, queries)
     store.close()
     return result

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from engine.asr.base import ModelSpec
+from engine.storage.passages import PassageIndex
 from engine.storage.store import Store
 
 #: The application folder: where ``engine/`` and ``resources/`` are (``sys._MEIPASS`` when frozen).
@@ -198,7 +198,7 @@ def _check_ingest(run: _Run) -> str:
 
 
 def _check_stories(run: _Run) -> str:
-    rows = _rows(run, "SELECT idx, first_word, last_word, start, end FROM stories")
+    rows = _rows(run, lambda store, rec: store.stories(rec))
     if not rows:
         raise _StageFailed(
             "the index has no stories for the sample: ingest does not run story segmentation (engine.segment) yet"
@@ -214,7 +214,7 @@ def _check_stories(run: _Run) -> str:
 
 
 def _check_entities(run: _Run) -> str:
-    rows = _rows(run, "SELECT type, text, first_word, last_word, start, end FROM entities")
+    rows = _rows(run, lambda store, rec: store.entities(rec))
     if not rows:
         raise _StageFailed(
             "the index has no entities for the sample: ingest does not run entity tagging (engine.entities) yet"
@@ -230,7 +230,7 @@ def _check_entities(run: _Run) -> str:
 
 def _check_hotspots(run: _Run) -> str:
     """Audio events (engine.detect) for the sample, and an X-duration for every word."""
-    rows = _rows(run, "SELECT type, start, end FROM events", order="start")
+    rows = _rows(run, lambda store, rec: store.events(rec))
     if not rows:
         raise _StageFailed(
             "the index has no audio events for the sample: ingest does not run the detectors (engine.detect) yet"
@@ -250,22 +250,24 @@ def _check_hotspots(run: _Run) -> str:
 
 
 def _check_search(run: _Run) -> str:
-    """Full-text search over transcript segments finds the sample where the search terms were spoken."""
+    """The transcript segments hold the search terms where they were spoken."""
     with _open_store(run) as store:
-        return _found_where_spoken(run, lambda term: [
-            (h["start"], h["end"]) for h in store.search_segments(term) if h["recording_id"] == run.recording_id
-        ])
+        segments = store.segments(int(run.recording_id or 0))
+    return _found_where_spoken(run, lambda term: [
+        (s["start"], s["end"]) for s in segments if _holds(s["text"].split(), normalized_words(term.split()))
+    ])
+
+
+def _holds(tokens: list[str], phrase: list[str]) -> bool:
+    """True when ``phrase`` occurs in ``tokens`` as consecutive tokens."""
+    n = len(phrase)
+    return n > 0 and any(tokens[i : i + n] == phrase for i in range(len(tokens) - n + 1))
 
 
 def _check_passages(run: _Run) -> str:
     """Passage search (engine.search) over the blocks ingest indexed finds the sample where the terms were spoken."""
     with _open_store(run) as store:
-        try:
-            blocks = store.conn.execute(
-                "SELECT count(*) FROM search_blocks WHERE recording_id = ?", [run.recording_id]
-            ).fetchone()[0]
-        except sqlite3.OperationalError:  # an index made before passage search existed
-            blocks = 0
+        blocks = PassageIndex(store).block_count(int(run.recording_id or 0))
         if not blocks:
             raise _StageFailed("the index has no passage blocks for the sample: ingest does not call "
                                "engine.search.index_passages yet")
@@ -430,12 +432,10 @@ def _open_store(run: _Run) -> Store:
     return Store(run.db_path)
 
 
-def _rows(run: _Run, select: str, *, order: str = "first_word") -> list[dict[str, Any]]:
-    """Rows of ``select`` (a SELECT ... FROM without WHERE) for the sample's recording, by ``order``."""
-    with _open_store(run) as store:
-        cursor = store.conn.execute(f"{select} WHERE recording_id = ? ORDER BY {order}", [run.recording_id])
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+def _rows(run: _Run, read: Callable[[Store, int], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """What ``read(store, recording id)`` returns for the sample's recording."""
+    with _open_store(run) as store:  # refuses a run with nothing ingested
+        return read(store, int(run.recording_id or 0))
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -11,12 +11,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sqlite3
 import sys
 from collections.abc import Sequence
 
 from engine.errors import EarshotError
-from engine.storage.store import storage_error
 
 log = logging.getLogger("earshot")
 
@@ -107,11 +105,6 @@ def _run(argv: Sequence[str] | None) -> int:
     except EarshotError as exc:
         log.debug("command failed", exc_info=True)
         print(f"earshot: error: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.Error as exc:  # a read from an index that broke after it was opened
-        log.debug("command failed", exc_info=True)
-        print(f"earshot: error: {storage_error(str(getattr(args, 'db', None) or 'the index'), exc, 'cannot read the index')}",
-              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("earshot: interrupted", file=sys.stderr)

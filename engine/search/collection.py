@@ -32,7 +32,7 @@ from engine.ingest.transcribe import segment_bounds
 from engine.search.passage_blocks import index_passages
 from engine.search.query import Hit
 from engine.search.text import terms
-from engine.storage.store import NewRecording, Store, WordRow
+from engine.storage.store import NewRecording, Store, StoryRow, WordRow
 
 #: Synthetic timing of Lee text: seconds per word plus per character, pause between stories.
 LEE_WORD_SECONDS = 0.08
@@ -264,12 +264,7 @@ def index_recordings(store: Store, recordings: Iterable[SourceRecording], *, wit
         ))
         with store.atomic():
             if with_stories:
-                store.conn.executemany(
-                    "INSERT INTO stories (recording_id, idx, first_word, last_word, start, end, confidence)"
-                    " VALUES (?, ?, ?, ?, ?, ?, 1.0)",
-                    [(rid, k, s.first, s.last, float(rec.starts[s.first]), float(rec.ends[s.last]))
-                     for k, s in enumerate(rec.stories)],
-                )
+                store.replace_stories(rid, [StoryRow(s.first, s.last, 1.0) for s in rec.stories])
             index_passages(store, rid)
         ids[rec.name] = rid
     return ids

@@ -230,9 +230,23 @@ def _word_display(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE words ADD COLUMN display TEXT")
 
 
+def _drop_segments_fts(db: sqlite_utils.Database) -> None:
+    # The full-text index of transcript segments was written on every save and read by no
+    # command: search reads the passage blocks' index (``search_blocks_fts``). Its triggers go
+    # first; sqlite-utils' ``disable_fts`` would commit halfway through this migration.
+    triggers = db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'segments'"
+        " AND sql LIKE '%segments_fts%'"
+    ).fetchall()
+    for (name,) in triggers:
+        db.execute(f"DROP TRIGGER IF EXISTS [{name}]")
+    db.execute("DROP TABLE IF EXISTS segments_fts")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_passage_stats", _passage_stats),
     ("0003_transcribed_flag", _transcribed_flag),
     ("0004_word_display", _word_display),
+    ("0005_drop_segments_fts", _drop_segments_fts),
 ]

@@ -360,6 +360,21 @@ class Store:
         params.append(limit)
         return [dict(r) for r in self.db.query(sql, params)]
 
+    def latest_ingest_jobs(self) -> list[dict[str, Any]]:
+        """The newest ingest job of each path: path, status, message, ended (unix time it ended or began)."""
+        return [dict(r) for r in self.db.query(
+            "SELECT path, status, message, coalesce(finished_at, started_at) AS ended FROM jobs"
+            " WHERE id IN (SELECT max(id) FROM jobs WHERE kind = 'ingest' GROUP BY path)"
+        )]
+
+    def forget_ingest_jobs(self, path: str, statuses: Sequence[str]) -> None:
+        """Delete a path's ingest job rows in the given states (e.g. failed ones the user dismissed)."""
+        with self.atomic():
+            self.conn.execute(
+                "DELETE FROM jobs WHERE kind = 'ingest' AND path = ? AND status IN (SELECT value FROM json_each(?))",
+                [db_text(path), json.dumps(list(statuses))],
+            )
+
     # -- recordings ---------------------------------------------------------
 
     def recording_by_path(self, path: str) -> dict[str, Any] | None:
@@ -404,7 +419,7 @@ class Store:
     def save_recording(self, rec: NewRecording, *, then: Callable[[int], object] | None = None) -> int:
         """Write a finished transcript; replaces any recording at the same path.
 
-        Recording, words, search segments, events, stories and entities go in
+        Recording, words, transcript segments, events, stories and entities go in
         one transaction, together with whatever ``then(recording_id)`` writes
         (e.g. the passage index): a reader sees the old transcript or the new
         one, never a mixture or a part.
@@ -499,6 +514,15 @@ class Store:
             "SELECT type, text, first_word, last_word, start, end, score FROM entities WHERE recording_id = ?"
             " ORDER BY first_word", [rec_id])]
 
+    def event_types(self) -> list[str]:
+        """Every event type in the library, sorted."""
+        return [r["type"] for r in self.db.query("SELECT DISTINCT type FROM events ORDER BY type")]
+
+    def entity_names(self, limit: int = 500) -> list[str]:
+        """The ``limit`` most mentioned entity names, most frequent first."""
+        sql = "SELECT text, count(*) AS n FROM entities GROUP BY text ORDER BY n DESC, text LIMIT ?"
+        return [r["text"] for r in self.db.query(sql, [limit])]
+
     def remove_recording(self, ref: str | int) -> dict[str, Any]:
         rec = self.recording(ref)
         with self.atomic():
@@ -506,7 +530,7 @@ class Store:
         return rec
 
     def _delete_recording_rows(self, rec_id: int) -> None:
-        # Child rows go through ON DELETE CASCADE; FTS rows through triggers.
+        # Child rows go through ON DELETE CASCADE; passage FTS rows through triggers.
         self.conn.execute("DELETE FROM recordings WHERE id = ?", [rec_id])
 
     def words(self, rec_id: int) -> list[dict[str, Any]]:
@@ -529,26 +553,6 @@ class Store:
     def counts(self) -> dict[str, int]:
         tables = ("recordings", "words", "segments", "events", "stories", "entities", "passages", "jobs")
         return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
-
-    # -- search -------------------------------------------------------------
-
-    def search_segments(self, query: str, *, limit: int = 20) -> list[dict[str, Any]]:
-        """Plain FTS5 bm25 search over transcript segments.
-
-        The query is taken as words, not FTS syntax, so a user's quotes or
-        operators cannot cause an SQL error.
-        """
-        match = fts_query(query)
-        if not match:
-            return []
-        sql = (
-            "SELECT s.recording_id, r.name, r.path, s.idx, s.start, s.end, s.text,"
-            " snippet(segments_fts, 0, '[', ']', ' … ', 16) AS snippet, bm25(segments_fts) AS rank"
-            " FROM segments_fts JOIN segments s ON s.rowid = segments_fts.rowid"
-            " JOIN recordings r ON r.id = s.recording_id"
-            " WHERE segments_fts MATCH ? ORDER BY rank LIMIT ?"
-        )
-        return [dict(r) for r in self.db.query(sql, [match, limit])]
 
 
 #: What a user is told to do about each kind of storage fault.
@@ -600,12 +604,6 @@ def _connect_read_only(path: str) -> sqlite3.Connection:
     except sqlite3.OperationalError:
         conn.close()
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=30.0)
-
-
-def fts_query(text: str) -> str:
-    """Turn free text into an FTS5 query: every word quoted, all required."""
-    tokens = [t for t in "".join(c if c.isalnum() else " " for c in text).split() if t]
-    return " ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
 def _like_prefix(text: str) -> str:

@@ -12,6 +12,7 @@ from engine.asr.base import ModelSpec, Word
 from engine.ingest import IngestJob
 from engine.ingest.transcribe import segment_bounds
 from engine.jobs import JobState
+from engine.search import search
 from engine.storage.store import Store
 from tests.fixtures.audio import espeak, ffmpeg, sox
 from tests.fixtures.ingest import start_ingest, start_job_thread
@@ -54,7 +55,7 @@ def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path
     assert council["engine"] == "pocketsphinx" and council["model"] == sphinx_model.name
     text = " ".join(w["text"] for w in store.words(council["id"]))
     assert sum(w in text.split() for w in ("council", "approved", "budget", "hospital", "monday")) >= 2, text
-    assert store.search_segments("council")[0]["name"] == "council.wav"
+    assert search(store, "council")[0].recording_id == council["id"]
     # Files refused before recognition keep a failed job row, so the library still lists them later.
     failed = {Path(j["path"]).name: j["message"] for j in store.jobs(status="failed")}
     assert set(failed) == {"notes.ogg", "empty.flac", "vanished.wav"}
@@ -82,7 +83,7 @@ def test_rerun_is_a_no_op_and_a_changed_file_replaces_its_rows(
     assert store.counts()["recordings"] == 1
     text = " ".join(w["text"] for w in store.words(changed[0].recording_id))
     assert "council" not in text.split()
-    assert store.search_segments("council") == []
+    assert search(store, "council") == []
 
 
 def test_vosk_ingest_records_engine_and_model(tmp_path: Path, ko_model: ModelSpec) -> None:
