@@ -22,6 +22,7 @@ from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.settings import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
+from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress
 from engine.ingest.transcribe import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
 from engine.search.passage_blocks import index_passages
@@ -232,7 +233,7 @@ class IngestJob:
         self, store: Store, pool: WorkerPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
     ) -> None:
         """Hand files to idle workers and handle their messages until every file has ended."""
-        fatal = ""
+        fatal: Fatal | None = None
         while queued or running:
             if self.cancel.cancelled:
                 self._cancel_all(store, pool, by_task, queued, running)
@@ -242,27 +243,29 @@ class IngestJob:
                 if not queued:
                     break
                 task_id = queued.pop(0)
-                self._start(store, by_task[task_id])
-                pool.submit(wid, task_id, by_task[task_id].info)  # type: ignore[arg-type]
+                outcome = by_task[task_id]
+                assert outcome.info is not None  # probed before it was queued
+                self._start(store, outcome)
+                pool.submit(wid, task_id, outcome.info)
                 running.add(task_id)
             for msg in pool.poll(timeout=0.1):
-                kind = msg[0]
-                if kind == "progress" and msg[1] in running:
-                    self.on_progress(by_task[msg[1]].path, msg[2], msg[3])
-                elif kind == "done" and msg[1] in running:
-                    self._finish_ok(store, by_task[msg[1]], msg[2])
-                    running.discard(msg[1])
-                elif kind == "failed" and msg[1] in running:
-                    running.discard(msg[1])
-                    path, line = by_task[msg[1]].path, msg[2].splitlines()[0]
+                if isinstance(msg, Progress) and msg.task_id in running:
+                    self.on_progress(by_task[msg.task_id].path, msg.seconds_done, msg.seconds_total)
+                elif isinstance(msg, Done) and msg.task_id in running:
+                    self._finish_ok(store, by_task[msg.task_id], msg.transcript)
+                    running.discard(msg.task_id)
+                elif isinstance(msg, Failed) and msg.task_id in running:
+                    running.discard(msg.task_id)
+                    path, line = by_task[msg.task_id].path, msg.message.splitlines()[0]
                     line = line if line.startswith(path) else f"{path}: {line}"  # a crash report names no file
-                    self._finish(store, by_task[msg[1]], JobState.FAILED, line)
-                    log.info("%s", msg[2])
-                elif kind == "fatal":
-                    fatal = msg[2] if not fatal or "could not start" in fatal else fatal
+                    self._finish(store, by_task[msg.task_id], JobState.FAILED, line)
+                    log.info("%s", "\n".join(filter(None, (msg.message, msg.detail))))
+                elif isinstance(msg, Fatal) and (fatal is None or fatal.reason is FailureReason.WORKER_DID_NOT_START):
+                    fatal = msg  # a worker's own account of why its model would not load says most
             if pool.alive() == 0:
+                message = fatal.message if fatal is not None else "no recogniser could start"
                 for task_id in [*queued, *running]:
-                    self._finish(store, by_task[task_id], JobState.FAILED, fatal or "no recogniser could start")
+                    self._finish(store, by_task[task_id], JobState.FAILED, message)
                 return
 
     # -- state changes -------------------------------------------------------
@@ -305,7 +308,7 @@ class IngestJob:
         self._finish(store, outcome, JobState.DONE, f"{n} words in {transcript.audio_seconds:.1f} s of audio")
 
     def _apply_file_cancels(
-        self, store: Store, pool: object, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+        self, store: Store, pool: WorkerPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
     ) -> None:
         requests = self._take_cancel_requests()
         if not requests:
@@ -318,14 +321,14 @@ class IngestJob:
                 self._finish(store, outcome, JobState.CANCELLED, "cancelled before it started")
             elif task_id in running:
                 # A fresh worker only when files still wait for one (loading a model takes seconds).
-                pool.cancel_task(task_id, respawn=bool(queued))  # type: ignore[attr-defined]
+                pool.cancel_task(task_id, respawn=bool(queued))
                 running.discard(task_id)
                 self._finish(store, outcome, JobState.CANCELLED, "cancelled")
 
     def _cancel_all(
-        self, store: Store, pool: object, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+        self, store: Store, pool: WorkerPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
     ) -> None:
-        pool.close(kill=True)  # type: ignore[attr-defined]
+        pool.close(kill=True)
         for task_id in [*running, *queued]:
             if by_task[task_id].state in (JobState.QUEUED, JobState.RUNNING):
                 self._finish(store, by_task[task_id], JobState.CANCELLED, "cancelled")

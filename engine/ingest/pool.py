@@ -2,10 +2,8 @@
 
 Recognition is native code that cannot check a cancel flag, so it runs in
 child processes that can be killed. Each worker loads its model once and
-takes files one at a time. Messages come back on one queue:
-
-``("ready", wid)``, ``("progress", task_id, seconds_done, seconds_total)``,
-``("done", task_id, Transcript)``, ``("failed", task_id, message)``.
+takes files one at a time. Tasks go out and messages come back on queues as
+the dataclasses of :mod:`engine.ingest.messages`.
 """
 
 from __future__ import annotations
@@ -24,6 +22,16 @@ from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo
 from engine.detect.settings import DetectorSettings
 from engine.errors import EarshotError
+from engine.ingest.messages import (
+    Done,
+    Failed,
+    FailureReason,
+    Fatal,
+    Progress,
+    Ready,
+    Task,
+    WorkerMessage,
+)
 
 log = logging.getLogger("earshot.ingest")
 
@@ -60,33 +68,34 @@ def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: A
     try:
         transcriber = load_transcriber(spec)
     except EarshotError as exc:
-        outbox.put(("fatal", wid, str(exc)))
+        outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, str(exc)))
         return
     except Exception as exc:  # a native library failing to load
-        outbox.put(("fatal", wid, f"{spec.name}: cannot load the speech model: {exc}"))
+        outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, f"{spec.name}: cannot load the speech model: {exc}"))
         return
-    outbox.put(("ready", wid))
+    outbox.put(Ready(wid))
     while True:
-        task = inbox.get()
+        task: Task | None = inbox.get()
         if task is None:
             return
-        task_id, info = task
+        task_id, info = task.task_id, task.info
         last = [0.0]
 
         def progress(done: float, total: float, task_id: int = task_id, last: list[float] = last) -> None:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_INTERVAL:
                 last[0] = now
-                outbox.put(("progress", task_id, done, total))
+                outbox.put(Progress(task_id, done, total))
 
         try:
             result = transcribe_file(info, transcriber, on_progress=progress, detector_settings=settings)
         except EarshotError as exc:
-            outbox.put(("failed", task_id, str(exc)))
+            outbox.put(Failed(task_id, FailureReason.RECOGNITION_FAILED, str(exc)))
         except Exception as exc:
-            outbox.put(("failed", task_id, f"{info.path}: recognition failed: {exc}\n{traceback.format_exc()}"))
+            outbox.put(Failed(task_id, FailureReason.RECOGNITION_FAILED, f"{info.path}: recognition failed: {exc}",
+                              traceback.format_exc()))
         else:
-            outbox.put(("done", task_id, result))
+            outbox.put(Done(task_id, result))
 
 
 @dataclass
@@ -142,11 +151,11 @@ class WorkerPool:
     def submit(self, wid: int, task_id: int, info: AudioInfo) -> None:
         worker = self._workers[wid]
         worker.task_id = task_id
-        worker.inbox.put((task_id, info))
+        worker.inbox.put(Task(task_id, info))
 
-    def poll(self, timeout: float) -> list[tuple[Any, ...]]:
+    def poll(self, timeout: float) -> list[WorkerMessage]:
         """Messages that arrived within ``timeout`` seconds, plus crash reports."""
-        messages: list[tuple[Any, ...]] = []
+        messages: list[WorkerMessage] = []
         try:
             messages.append(self._outbox.get(timeout=timeout))
             while True:
@@ -154,32 +163,31 @@ class WorkerPool:
         except queue.Empty:
             pass
         for msg in messages:
-            kind = msg[0]
-            if kind == "ready":
-                self._workers[msg[1]].ready = True
-            elif kind in ("done", "failed"):
+            if isinstance(msg, Ready):
+                self._workers[msg.wid].ready = True
+            elif isinstance(msg, Done | Failed):
                 for w in self._workers.values():
-                    if w.task_id == msg[1]:
+                    if w.task_id == msg.task_id:
                         w.task_id = None
-            elif kind == "fatal":
-                self._workers.pop(msg[1], None)
+            elif isinstance(msg, Fatal):
+                self._workers.pop(msg.wid, None)
         messages.extend(self._reap_crashed())
         return messages
 
-    def _reap_crashed(self) -> list[tuple[Any, ...]]:
+    def _reap_crashed(self) -> list[WorkerMessage]:
         """Report tasks whose worker died (a native crash) and replace the worker."""
-        reports: list[tuple[Any, ...]] = []
+        reports: list[WorkerMessage] = []
         for wid, w in list(self._workers.items()):
             if w.process.is_alive():
                 continue
             del self._workers[wid]
             if not w.ready:  # died while loading the model: respawning would only die again
-                reports.append(("fatal", wid, f"{self.spec.name}: the recogniser process could not start"))
+                reports.append(Fatal(wid, FailureReason.WORKER_DID_NOT_START,
+                                     f"{self.spec.name}: the recogniser process could not start"))
                 continue
             if w.task_id is not None:
-                reports.append(
-                    ("failed", w.task_id, f"the recogniser process stopped unexpectedly (exit code {w.process.exitcode})")
-                )
+                reports.append(Failed(w.task_id, FailureReason.WORKER_CRASHED,
+                                      f"the recogniser process stopped unexpectedly (exit code {w.process.exitcode})"))
             self._spawn()
         return reports
 
