@@ -7,7 +7,7 @@ import pytest
 
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger import load_tagger, tag_words
-from engine.entities.tagger._kernels import _viterbi
+from engine.entities.tagger._kernels import _train, _viterbi
 from engine.entities.tagger.conll import evaluate_spans, find_conll_files, read_conll
 from engine.entities.tagger.gazetteer import fold_token, load_gazetteers
 from engine.entities.tagger.model import PerceptronTagger, allowed_transitions, decode_bio, train_tagger
@@ -64,6 +64,50 @@ def test_viterbi_kernel_matches_brute_force(rng):
         idx = np.arange(n, dtype=np.int64)  # token t has the single feature t
         path = _viterbi(ptr, idx, 0, n, W, T, allowed)
         assert path.tolist() == naive.viterbi(W, T[:-1], T[-1], allowed)
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_training_kernel_matches_its_slow_twin(rng, epochs):
+    tags = ["O", "B-A", "I-A", "B-B", "I-B"]
+    allowed = allowed_transitions(tags)
+    n_feats = 12
+    for _ in range(10):
+        lengths = rng.integers(0, 6, size=int(rng.integers(1, 6)))  # an empty sequence now and then
+        features = [[sorted(set(rng.integers(0, n_feats, size=int(rng.integers(1, 4))).tolist())) for _ in range(n)]
+                    for n in lengths]
+        gold = [_valid_tags(rng, int(n), tags) for n in lengths]
+        orders = np.stack([rng.permutation(len(lengths)) for _ in range(epochs)]).astype(np.int64)
+        seq_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        tokens = [tok for seq in features for tok in seq]
+        feat_ptr = np.concatenate([[0], np.cumsum([len(t) for t in tokens])]).astype(np.int64)
+        feat_idx = np.array([f for t in tokens for f in t], dtype=np.int64)
+        flat_gold = np.array([g for seq in gold for g in seq], dtype=np.int64)
+        W, T = _train(feat_ptr, feat_idx, seq_ptr, flat_gold, orders, n_feats, len(tags), allowed)
+        W_slow, T_slow = naive.perceptron_train(features, gold, orders, n_feats, len(tags), allowed)
+        np.testing.assert_allclose(W, W_slow, atol=1e-12)
+        np.testing.assert_allclose(T, T_slow, atol=1e-12)
+
+
+def test_training_kernel_on_one_token_learns_its_tag():
+    """One sequence of one token with one feature, gold tag 1, two epochs: the first pass predicts 0
+    (all weights zero) and moves W[0] by +1/-1; the second predicts 1 and changes nothing. The
+    average over the zero start and the two passes is 2/3."""
+    tags = ["O", "B-A", "I-A"]
+    allowed = allowed_transitions(tags)
+    W, T = _train(np.array([0, 1]), np.array([0]), np.array([0, 1]), np.array([1]), np.zeros((2, 1), dtype=np.int64),
+                  1, len(tags), allowed)
+    np.testing.assert_allclose(W, [[-2 / 3, 2 / 3, 0.0]])
+    np.testing.assert_allclose(T[len(tags)], [-2 / 3, 2 / 3, 0.0])
+
+
+def _valid_tags(rng, n, tags):
+    """A BIO tag sequence of length n with no I- that does not continue its own type."""
+    out = []
+    for _ in range(n):
+        options = [i for i, t in enumerate(tags) if not t.startswith("I-")
+                   or (out and tags[out[-1]][2:] == t[2:] and tags[out[-1]] != "O")]
+        out.append(int(options[rng.integers(len(options))]))
+    return out
 
 
 def test_decode_bio():
