@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from app.widgets import cell_text
+
 
 def shortcut_rows(actions: Sequence[QAction]) -> list[tuple[str, str]]:
     """(keys, what they do) for every action that has a shortcut, in the order given."""
@@ -43,4 +45,4 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(buttons)
 
     def keys_listed(self) -> list[str]:
-        return [self.table.item(r, 0).text() for r in range(self.table.rowCount())]
+        return [cell_text(self.table, r, 0) for r in range(self.table.rowCount())]

@@ -91,7 +91,9 @@ class MainWindow(QMainWindow):
         self._wire()
         self.actions_by_menu = self._make_menus()
         self._space_guard = _SpaceForControls(self)
-        QApplication.instance().installEventFilter(self._space_guard)
+        qt_app = QApplication.instance()
+        assert qt_app is not None  # the window is made inside a running application
+        qt_app.installEventFilter(self._space_guard)
         self.refresh()
         if self.interrupted:
             n = len(self.interrupted)
@@ -176,7 +178,7 @@ class MainWindow(QMainWindow):
         add("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
         add("&Library", "&Refresh", self.refresh, QKeySequence.StandardKey.Refresh)
         add("&Library", "&Search the library", self.focus_search, "Ctrl+K")
-        add("&Library", "&Find in transcript", self.view.transcript.find.open_bar, QKeySequence.StandardKey.Find)
+        add("&Library", "&Find in transcript", self.view.transcript.find_bar.open_bar, QKeySequence.StandardKey.Find)
         add("&Library", "Cancel &all ingests", self.ingest.cancel_all)
         add("&Playback", "&Play / pause", self.player.toggle, ["Space", "K"])
         add("&Playback", f"&Back {SMALL_SKIP:.0f} seconds", lambda: self.player.skip(-SMALL_SKIP), "Left")
@@ -302,8 +304,12 @@ class MainWindow(QMainWindow):
             return len(files)
 
         self.pool.submit(run, f"import {len(files)} transcripts",
-                         finished=lambda n: (self.refresh(), self.show_message(f"Imported {n} transcript(s)")),
+                         finished=self._imported,
                          failed=lambda message: self.show_message(f"Import failed: {message}"))
+
+    def _imported(self, n: int) -> None:
+        self.refresh()
+        self.show_message(f"Imported {n} transcript(s)")
 
     def add_sample(self) -> None:
         """Ingest the short sample recording that ships with the application."""
@@ -423,7 +429,9 @@ class MainWindow(QMainWindow):
         self._refresh_timer.stop()
         self._closed = True
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
-        QApplication.instance().removeEventFilter(self._space_guard)
+        qt_app = QApplication.instance()
+        if qt_app is not None:
+            qt_app.removeEventFilter(self._space_guard)
         self.log.detach()
         self.store.close()
         self._collector.stop()

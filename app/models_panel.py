@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app import dialogs
 from app.format import size_text
 from app.tasks import Task, TaskPool
+from app.widgets import cell_text
 from engine.errors import EarshotError
 from models.manager import ModelManager
 
@@ -101,7 +102,7 @@ class ModelsPanel(QWidget):
 
     def _selected(self, table: QTableWidget) -> str | None:
         rows = table.selectionModel().selectedRows()
-        return table.item(rows[0].row(), 0).text() if rows else None
+        return cell_text(table, rows[0].row(), 0) if rows else None
 
     def _update_buttons(self) -> None:
         busy = self.download_task is not None

@@ -92,11 +92,13 @@ class SearchPanel(QWidget):
         self.event_filter = _combo("Near event", "Any event")
         self.entity_filter = _combo("Mentions entity", "Any entity")
         self.entity_filter.setEditable(True)
-        self.entity_filter.lineEdit().setPlaceholderText("Any entity")
+        entity_edit = self.entity_filter.lineEdit()
+        assert entity_edit is not None  # an editable combo box has one
+        entity_edit.setPlaceholderText("Any entity")
         self.recording_filter = _combo("In recording", "All recordings")
         for combo in (self.event_filter, self.entity_filter, self.recording_filter):
             combo.currentIndexChanged.connect(self._typed)
-        self.entity_filter.lineEdit().editingFinished.connect(self._typed)
+        entity_edit.editingFinished.connect(self._typed)
 
         self.model = SearchResultsModel()
         self.table = QTableView()
@@ -183,7 +185,7 @@ class SearchPanel(QWidget):
 
         self._pool.submit(
             run, f"search {text!r}",
-            finished=lambda answer: self._answer(asked, text, *answer, time.perf_counter() - started),
+            finished=lambda answer: self._answer(asked, text, answer[0], answer[1], time.perf_counter() - started),
             failed=lambda message: self._failed(asked, message),
         )
 

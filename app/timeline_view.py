@@ -240,9 +240,9 @@ class TimelinePanel(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.canvas = TimelineCanvas()
-        self.scroll = QScrollBar(Qt.Orientation.Horizontal)
-        self.scroll.setAccessibleName("Timeline position")
-        self.scroll.valueChanged.connect(self._scrolled)
+        self.scrollbar = QScrollBar(Qt.Orientation.Horizontal)
+        self.scrollbar.setAccessibleName("Timeline position")
+        self.scrollbar.valueChanged.connect(self._scrolled)
         self.canvas.view_changed.connect(self._sync_scroll)
         self.zoom_in = tool_button("+", "Zoom in", lambda: self.canvas.zoom(0.5, self.canvas.position))
         self.zoom_out = tool_button("−", "Zoom out", lambda: self.canvas.zoom(2.0, self.canvas.position))
@@ -250,7 +250,7 @@ class TimelinePanel(QWidget):
         self.status = QLabel()
         self.status.setAccessibleName("Timeline status")
         row = QHBoxLayout()
-        row.addWidget(self.scroll, 1)
+        row.addWidget(self.scrollbar, 1)
         for w in (self.zoom_out, self.zoom_in, self.zoom_all, self.status):
             row.addWidget(w)
         layout = QVBoxLayout(self)
@@ -269,11 +269,11 @@ class TimelinePanel(QWidget):
 
     def _sync_scroll(self) -> None:
         c = self.canvas
-        self.scroll.blockSignals(True)
-        self.scroll.setRange(0, max(0, round((c.duration - c.view_span) * 10)))
-        self.scroll.setPageStep(max(1, round(c.view_span * 10)))
-        self.scroll.setValue(round(c.view_start * 10))
-        self.scroll.blockSignals(False)
+        self.scrollbar.blockSignals(True)
+        self.scrollbar.setRange(0, max(0, round((c.duration - c.view_span) * 10)))
+        self.scrollbar.setPageStep(max(1, round(c.view_span * 10)))
+        self.scrollbar.setValue(round(c.view_start * 10))
+        self.scrollbar.blockSignals(False)
 
     def _scrolled(self, value: int) -> None:
         self.canvas.set_view(value / 10, self.canvas.view_span)

@@ -109,7 +109,7 @@ class TranscriptPanel(QWidget):
         self.text = TranscriptText()
         self.text.word_clicked.connect(self._word_clicked)
         self.text.filled.connect(lambda: self.text.highlight_word(self._shown_word, follow=self.follow.isChecked()))
-        self.find = FindBar(self.text)
+        self.find_bar = FindBar(self.text)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.legend)
@@ -118,7 +118,7 @@ class TranscriptPanel(QWidget):
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addLayout(top)
         layout.addWidget(self.text, 1)
-        layout.addWidget(self.find)
+        layout.addWidget(self.find_bar)
         self._pending_position: float | None = None
         self._follow_timer = QTimer(self, singleShot=True, interval=0)
         self._follow_timer.timeout.connect(self._apply_position)

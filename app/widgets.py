@@ -6,22 +6,29 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QToolButton, QWidget
+from PySide6.QtWidgets import QTableWidget, QToolButton, QWidget
 
 
 def tool_button(text: str, name: str, slot: Callable[[], object]) -> QToolButton:
     """A small text button whose accessible name and tooltip say what it does."""
-    button = QToolButton(text=text)
+    button = QToolButton()
+    button.setText(text)
     button.setAccessibleName(name)
     button.setToolTip(name)
     button.clicked.connect(slot)
     return button
 
 
-def widget_shortcut(keys: QKeySequence | str, widget: QWidget, slot: Callable[[], object],
+def widget_shortcut(keys: QKeySequence | QKeySequence.StandardKey | str, widget: QWidget, slot: Callable[[], object],
                     context: Qt.ShortcutContext = Qt.ShortcutContext.WidgetShortcut) -> QShortcut:
     """A shortcut active only while ``widget`` (or, with WidgetWithChildrenShortcut, its children) has focus."""
     shortcut = QShortcut(QKeySequence(keys), widget)
     shortcut.setContext(context)  # the constructor's context keyword is not applied by PySide6
     shortcut.activated.connect(slot)
     return shortcut
+
+
+def cell_text(table: QTableWidget, row: int, column: int) -> str:
+    """The text of a table cell ("" for a cell with no item)."""
+    item = table.item(row, column)
+    return item.text() if item is not None else ""

@@ -236,10 +236,10 @@ def take_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
     shot("03-search")
     window.docks["library"].raise_()
 
-    window.view.transcript.find.open_bar()
-    window.view.transcript.find.edit.setText(query)
+    window.view.transcript.find_bar.open_bar()
+    window.view.transcript.find_bar.edit.setText(query)
     shot("04-transcript-find", window.view.transcript)
-    window.view.transcript.find.close_bar()
+    window.view.transcript.find_bar.close_bar()
 
     _ingest_in_progress(app, window, demo)
     shot("05-ingest-queue")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lint (ruff, import contracts, mypy on engine/), build the standalone app and check it
+# Lint (ruff, import contracts, mypy on engine, models and app), build the standalone app and check it
 # (EARSHOT_SKIP_BUILD=1 skips that), then run the whole test suite (GUI tests offscreen).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,7 +7,7 @@ export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
 export PYTHONDONTWRITEBYTECODE=1
 .venv/bin/ruff check .
 .venv/bin/lint-imports
-.venv/bin/mypy engine
+.venv/bin/mypy engine models app
 # The standalone app: build it from this checkout and check it as a user meets it.
 if [ "${EARSHOT_SKIP_BUILD:-0}" != "1" ]; then
   bash packaging/build.sh

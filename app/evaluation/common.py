@@ -129,7 +129,7 @@ def results_table(name: str, headers: tuple[str, ...]) -> QTableWidget:
     return table
 
 
-def fill_table(table: QTableWidget, rows: list[tuple[object, ...]]) -> None:
+def fill_table(table: QTableWidget, rows: Sequence[Sequence[object]]) -> None:
     """Numbers sort as numbers; NaN and None show as blank."""
     table.setSortingEnabled(False)
     table.setRowCount(len(rows))

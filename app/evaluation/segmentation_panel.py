@@ -11,6 +11,7 @@ from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
 from app.evaluation.runs import SegmentationRun, evaluate_segmentation
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
+from app.widgets import cell_text
 from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 TRANSCRIPT_FILTER = "Transcripts with story markers (*.txt3 *.txt);;All files (*)"
@@ -102,7 +103,7 @@ class SegmentationPanel(QWidget):
         rows = self.table.selectionModel().selectedRows()
         if self.result is None or not rows:
             return
-        name = self.table.item(rows[0].row(), 0).text()
+        name = cell_text(self.table, rows[0].row(), 0)
         if name not in self.result.reference:
             return
         ref, hyp = self.result.reference[name], self.result.hypothesis[name]

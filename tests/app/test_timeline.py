@@ -53,8 +53,8 @@ def test_zoom_and_pan(make_window, qtbot, library: Path) -> None:
     qtbot.mouseClick(panel.zoom_in, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(panel.zoom_in, Qt.MouseButton.LeftButton)
     assert canvas.view_span == pytest.approx(whole / 4)
-    assert panel.scroll.maximum() > 0
-    panel.scroll.setValue(panel.scroll.maximum())
+    assert panel.scrollbar.maximum() > 0
+    panel.scrollbar.setValue(panel.scrollbar.maximum())
     assert canvas.view_start + canvas.view_span == pytest.approx(canvas.duration, abs=0.1)
     start = canvas.view_start
     canvas.setFocus()

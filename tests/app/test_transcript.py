@@ -58,7 +58,7 @@ def test_the_current_word_follows_the_player(make_window, qtbot, library: Path) 
 def test_find_in_transcript(make_window, qtbot, library: Path) -> None:
     window = make_window(library)
     open_recording(qtbot, window)
-    find = window.view.transcript.find
+    find = window.view.transcript.find_bar
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert find.isVisible() and find.edit.hasFocus()
     qtbot.keyClicks(find.edit, "the")
