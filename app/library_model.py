@@ -9,12 +9,12 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from app.data import LibraryRow
 from app.format import clock, date_text, reason
 from app.ingest_controller import FileStatus
 from app.ingest_model import ProgressRole
 from app.table_model import Index, RowTableModel
 from engine.jobs import JobState
+from engine.library import LibraryRow
 
 #: Role with the row's status word (done, queued, running, failed, interrupted, cancelled, skipped).
 StatusRole = Qt.ItemDataRole.UserRole + 3

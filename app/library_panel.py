@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.data import LibraryRow
 from app.delegates import ProgressDelegate
 from app.ingest_model import ProgressRole
 from app.library_model import LibraryModel, SortRole, StatusRole
 from app.widgets import widget_shortcut
+from engine.library import LibraryRow
 
 #: Status filter choices: label -> statuses shown (None: all).
 STATUS_FILTERS: dict[str, frozenset[str] | None] = {

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 )
 
 from app import colours, dialogs, gc_guard, pyside_refcounts
-from app.data import LibraryReader, LibraryRow, SearchHit
 from app.evaluation.window import EvaluationWindow
 from app.format import duration_text, reason
 from app.help_dialog import ShortcutsDialog
@@ -39,6 +38,7 @@ from app.tasks import TaskPool
 from engine.errors import EarshotError
 from engine.export import FORMATS
 from engine.jobs import JobState
+from engine.library import LibraryReader, LibraryRow, SearchHit
 from engine.storage.store import Store
 
 #: Coalesce library refreshes while files finish (ms).

@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from app.data import RecordingDetail, open_reader
 from app.player import Player
 from app.player_bar import PlayerBar
 from app.settings import AppSettings
@@ -21,8 +20,9 @@ from app.tasks import Task, TaskPool
 from app.timeline_view import TimelinePanel
 from app.transcript_doc import TranscriptLayout, build_transcript
 from app.transcript_view import TranscriptPanel
-from app.waveform import load_envelope
+from engine.audio.waveform import load_envelope
 from engine.export import export_transcript
+from engine.library import RecordingDetail, open_reader
 
 
 class RecordingView(QWidget):

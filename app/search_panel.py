@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.data import NOTABLE_EVENTS, LibraryReader, SearchFilters, SearchHit, open_reader
 from app.delegates import RichTextDelegate
 from app.format import clock
 from app.table_model import Index, RowTableModel
 from app.tasks import TaskPool
+from engine.library import NOTABLE_EVENTS, LibraryReader, SearchFilters, SearchHit, open_reader
 
 #: Pause in typing before a query runs (ms).
 TYPING_PAUSE_MS = 150

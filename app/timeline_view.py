@@ -14,11 +14,11 @@ from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent,
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollBar, QToolTip, QVBoxLayout, QWidget
 
 from app import colours
-from app.data import EVENT_LANES, RATE_TYPES, RecordingDetail, Span
 from app.format import clock, clock_precise
 from app.transcript_doc import ENTITY_COLOURS, EVENT_COLOURS
-from app.waveform import columns
 from app.widgets import tool_button
+from engine.audio.waveform import columns
+from engine.library import EVENT_LANES, RATE_TYPES, RecordingDetail, Span
 
 LABEL_WIDTH = 84
 RULER_HEIGHT = 18

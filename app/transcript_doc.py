@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app import colours
-from app.data import NOTABLE_EVENTS, RecordingDetail, Span
 from app.format import clock
+from engine.library import NOTABLE_EVENTS, RecordingDetail, Span
 
 #: Background colour per entity type (unknown types get OTHER's).
 ENTITY_COLOURS = {

@@ -15,10 +15,10 @@ from PySide6.QtWidgets import (
 )
 
 from app import colours
-from app.data import RecordingDetail
 from app.transcript_doc import ENTITY_COLOURS, TranscriptLayout, build_transcript, word_at_time
 from app.transcript_text import MAX_FIND_HIGHLIGHTS, TranscriptText
 from app.widgets import tool_button, widget_shortcut
+from engine.library import RecordingDetail
 
 
 class FindBar(QWidget):

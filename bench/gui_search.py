@@ -4,7 +4,7 @@ Builds (once, cached) a synthetic index of ``--hours`` hours of transcript
 (word sequences drawn from the news texts in ``resources/news``, 150 words a
 minute, the Store's own segmenting), with events and entity mentions, then
 
-1. times :meth:`app.data.LibraryReader.search` for common and rare queries,
+1. times :meth:`engine.library.LibraryReader.search` for common and rare queries,
    with and without filters (p50 / p95 / max, ms);
 2. opens the main window and types queries one key at a time (60 ms apart),
    measuring the longest UI stall with :class:`app.stall.StallMeter`.
@@ -60,7 +60,7 @@ def build_library(db: Path, hours: float, seed: int = 0) -> None:
 
 def time_queries(db: Path) -> dict[str, dict[str, float]]:
     """Latency of every prefix a user types (what search-as-you-type may send) and of the full queries."""
-    from app.data import LibraryReader, SearchFilters
+    from engine.library import LibraryReader, SearchFilters
     from engine.storage.store import Store
 
     out = {}

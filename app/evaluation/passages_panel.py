@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QPlainTextEdit, QWidget
 
 from app import dialogs
 from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
-from app.evaluation.runs import PassageRun, evaluate_passages
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
+from engine.evaluate.runs import PassageRun, evaluate_passages
 
 RUN_FILTER = "Runs and judgements (*.run *.txt *.qrels *.tsv);;All files (*)"
 

@@ -8,10 +8,10 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSplitter,
 
 from app import dialogs
 from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
-from app.evaluation.runs import SegmentationRun, evaluate_segmentation
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from app.widgets import cell_text
+from engine.evaluate.runs import SegmentationRun, evaluate_segmentation
 from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 TRANSCRIPT_FILTER = "Transcripts with story markers (*.txt3 *.txt);;All files (*)"

@@ -4,7 +4,7 @@ Not a widget; runs as a pool task. Audio is decoded block by block through
 :func:`engine.audio.decode.iter_pcm_blocks` (flat memory however long the
 recording), at a low rate since only the envelope is drawn. The envelope is
 kept in the cache folder under the recording's content hash, so a recording is
-decoded for the overview once. (Candidate for ``engine/audio``: it has no Qt in it.)
+decoded for the overview once.
 """
 
 from __future__ import annotations

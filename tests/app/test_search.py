@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.data import LibraryReader, SearchFilters
 from app.format import clock
+from engine.library import LibraryReader, SearchFilters
 from engine.storage.store import Store
 from tests.app.gui_helpers import Broadcast, store_truth, wait_loaded
 

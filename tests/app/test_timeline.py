@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from app.timeline_view import LABEL_WIDTH, RULER_HEIGHT
-from app.waveform import BINS_PER_SECOND, envelope_cache_path
+from engine.audio.waveform import BINS_PER_SECOND, envelope_cache_path
 from tests.app.gui_helpers import open_recording, wait_loaded
 
 pytestmark = pytest.mark.gui
@@ -82,7 +82,7 @@ def test_the_playhead_follows_the_player(make_window, qtbot, library: Path) -> N
     (15.0, 10.0, 4, [874, 999, 0, 0]),  # past the end of the audio: empty columns
 ], ids=["overview", "zoomed-in", "past-the-end"])
 def test_envelope_columns(start: float, span: float, width: int, expected_max: list[int]) -> None:
-    from app.waveform import columns
+    from engine.audio.waveform import columns
 
     ramp = np.arange(1000)
     envelope = np.stack([-ramp, ramp], axis=1).astype(np.int16)  # 20 s at 50 bins a second

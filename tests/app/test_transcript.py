@@ -98,7 +98,7 @@ def test_copy_the_transcript(make_window, qtbot, library: Path) -> None:
 
 
 def test_layout_maps_clicks_on_times_and_headings_to_the_paragraph(library: Path) -> None:
-    from app.data import LibraryReader
+    from engine.library import LibraryReader
 
     with Store(library) as store:
         detail = LibraryReader(store).detail(1)
@@ -111,7 +111,7 @@ def test_layout_maps_clicks_on_times_and_headings_to_the_paragraph(library: Path
 
 
 def test_a_long_transcript_fills_in_slices_and_stays_clickable(make_window, qtbot, library: Path) -> None:
-    from app.data import RecordingDetail
+    from engine.library import RecordingDetail
 
     window = make_window(library)
     open_recording(qtbot, window)
