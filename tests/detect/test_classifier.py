@@ -55,6 +55,7 @@ def small_model(speech_clips: list[np.ndarray]) -> SoundClassifier:
     return fit(x, y, seed=0, hidden=8, max_rows=6000)
 
 
+@pytest.mark.slow  # over 2 s
 def test_trained_on_a_small_fixture_finds_music_on_unseen_mixtures(small_model, speech_clips) -> None:
     rng = np.random.default_rng(99)  # other music, other speakers' sentences
     pool = SpeechPool(speech_clips[4:], rng)

@@ -59,7 +59,13 @@ PARSERS: dict[str, tuple[str, Callable[[Path], object]]] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(PARSERS))
+#: Parsers whose hundred examples take over 2 s.
+SLOW_PARSERS = frozenset({"conll"})
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_PARSERS else n for n in sorted(PARSERS)]
+)
 def test_a_parser_never_raises_anything_but_its_own_error(name: str) -> None:
     file_name, parse = PARSERS[name]
 

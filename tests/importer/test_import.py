@@ -104,6 +104,7 @@ def test_txt3_story_markers_become_stories(tmp_path):
         assert search(store, "sport")[0].story_idx == 2
 
 
+@pytest.mark.slow  # over 2 s
 def test_a_newsscape_day_imports_with_its_stories(tmp_path):
     files = sorted(NEWSSCAPE.glob("*.txt3"))
     if not files:

@@ -127,6 +127,7 @@ def test_applause_lifts_an_equally_relevant_passage():
     assert [e.type for e in hot[0].events] == ["applause"] and hot[1].events == ()
 
 
+@pytest.mark.slow  # over 2 s
 def test_mm_beats_ql_and_tfidf_on_the_lee_collection(lee_store, lee_sources):
     """The paper's result on a small data-derived collection: 120 topics, character R-precision."""
     from engine.evaluate.passages import compare, evaluate_run
@@ -147,6 +148,7 @@ def test_mm_beats_ql_and_tfidf_on_the_lee_collection(lee_store, lee_sources):
             assert c.p_values[m][("mm", other)] < 0.05
 
 
+@pytest.mark.slow  # over 2 s
 def test_figure_1_on_a_real_run(lee_store, lee_sources):
     """Judged sentence by sentence, a topic has many relevant passages (R_p); cutting the run's passages
     in halves again and again inflates passage R-precision while every character measure stays put

@@ -27,6 +27,7 @@ def corpus(tmp_path, lee_articles):
     return folder
 
 
+@pytest.mark.slow  # over 2 s
 def test_train_run_eval_explain(cli, corpus, tmp_path, capsys):
     assert cli(["segment", "train", "--corpus", str(corpus), "--out", "tiny", "--no-tune"]) == 0
     out = capsys.readouterr().out

@@ -9,6 +9,7 @@ from engine.errors import ParameterError
 from engine.segment.explain import explain
 
 
+@pytest.mark.slow  # over 2 s
 def test_explanation_data_is_consistent(small_model, newsscape_days):
     day = newsscape_days[0].slice(0, 4000)
     data = explain(small_model, day, day.story_starts)

