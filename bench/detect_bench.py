@@ -44,7 +44,7 @@ from engine.detect import AudioAnalyzer, syllable_nuclei  # noqa: E402
 from engine.detect.config import DEFAULT_SOUND_MODEL, SOUND_MODELS  # noqa: E402
 from engine.detect.events import Event  # noqa: E402
 from engine.detect.frames import active_frames, close_and_prune, frames_of, mask_spans  # noqa: E402
-from engine.detect.settings import DetectorSettings  # noqa: E402
+from engine.detect.sensitivities import DetectorSettings  # noqa: E402
 from engine.detect.syllables import have_cmudict, text_syllables  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"

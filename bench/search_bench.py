@@ -1,7 +1,7 @@
 """Passage search: quality of the six models and two peers on a data-derived test collection, and
 speed at 1,000 hours.
 
-Quality: the Lee articles and NewsScape caption days as recordings (engine/search/collection.py),
+Quality: the Lee articles and NewsScape caption days as recordings (engine/evaluate/collection.py),
 indexed through Store.save_recording + index_passages, once with the source's story boundaries in
 the stories table and once without. Every story of >= 60 words is a topic (query: its rarest
 headline words; judged: the story, sentence by sentence). Runs of 100 passages per topic from
@@ -31,17 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.evaluate.passages import (
-    Judgement,
-    Retrieved,
-    compare,
-    comparison_table,
-    evaluate_run,
-    halve_passages,
-)
-from engine.index.store import Store
-from engine.search import MODELS, search
-from engine.search.collection import (
+from engine.evaluate.collection import (
     SourceRecording,
     Topic,
     doc_id,
@@ -53,6 +43,16 @@ from engine.search.collection import (
     perturbed_copy,
     run_rows,
 )
+from engine.evaluate.passages import (
+    Judgement,
+    Retrieved,
+    compare,
+    comparison_table,
+    evaluate_run,
+    halve_passages,
+)
+from engine.index.store import Store
+from engine.search import MODELS, search
 from engine.search.index import fts_bm25_blocks
 from engine.search.text import fts_match, terms
 

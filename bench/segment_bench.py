@@ -47,15 +47,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.segment import config  # noqa: E402
-from engine.segment.evaluate import evenly_spaced_starts, half_mean_story_length, score_documents  # noqa: E402
-from engine.segment.experiments import (  # noqa: E402
+from engine.evaluate.segmentation import evenly_spaced_starts, half_mean_story_length, score_documents  # noqa: E402
+from engine.research.segment.experiments import (  # noqa: E402
     hmm_starts,
     hmm_starts_matching,
     leave_one_out,
     lee_folds,
     penalty_sweep,
 )
+from engine.segment import config  # noqa: E402
 from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, Coherence  # noqa: E402
 from engine.segment.text import read_corpus, read_lee_articles  # noqa: E402
 
@@ -393,7 +393,7 @@ def main(argv=None) -> int:
     import nltk
     import uts
 
-    from engine.segment.model import train_model
+    from engine.research.segment.fit import train_model
 
     results: dict = {
         "machine": f"{platform.machine()}, {platform.python_version()}",

@@ -37,12 +37,13 @@ from bench.segment_bench import (  # noqa: E402
     nltk_scores,
     texttiling_starts,
 )
+from engine.evaluate.segmentation import evenly_spaced_starts  # noqa: E402
+from engine.research.segment.experiments import hmm_starts, nested_leave_one_out  # noqa: E402
+from engine.research.segment.fit import train_model  # noqa: E402
+from engine.research.segment.gap_rule import fit_gap_threshold  # noqa: E402
 from engine.segment import config  # noqa: E402
-from engine.segment.evaluate import evenly_spaced_starts  # noqa: E402
-from engine.segment.experiments import hmm_starts, nested_leave_one_out  # noqa: E402
 from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES  # noqa: E402
-from engine.segment.model import train_model  # noqa: E402
-from engine.segment.rules import enforce_min_length, fit_gap_threshold, gap_rule_starts  # noqa: E402
+from engine.segment.rules import enforce_min_length, gap_rule_starts  # noqa: E402
 from engine.segment.segmenter import segment_transcript  # noqa: E402
 from engine.segment.text import read_corpus  # noqa: E402
 

@@ -16,7 +16,7 @@ from engine.jobs import JobReport
 class SegmentationRun:
     """Scores per transcript (name, Scores) and pooled ("ALL"), with the boundaries behind them."""
 
-    rows: list[tuple[str, Any]]  # (transcript name, engine.segment.evaluate.Scores)
+    rows: list[tuple[str, Any]]  # (transcript name, engine.evaluate.segmentation.Scores)
     reference: dict[str, np.ndarray]  # name -> true story starts (word indices)
     hypothesis: dict[str, np.ndarray]  # name -> story starts found
     lengths: dict[str, int]  # name -> words
@@ -31,10 +31,11 @@ def evaluate_segmentation(
 
     ``log_penalty`` is the boundary penalty (log; None: the model's tuned value; higher: more stories).
     """
-    from engine.segment.experiments import score
+    from engine.research.segment.experiments import score
+    from engine.segment.loader import load_model
     from engine.segment.segmenter import segment_transcript, shipped_model_note
     from engine.segment.text import read_transcript
-    from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, load_model
+    from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
     seg_model = load_model(model) if model else None  # None: the shipped model suited to each input
     transcripts, hyps = [], []
@@ -64,17 +65,17 @@ def evaluate_segmentation(
 class RaschRun:
     """A Rasch calibration with the data of its figures."""
 
-    fit: Any  # engine.rasch.RaschFit
-    systems_map: dict[str, Any]  # engine.rasch.plots.facet_map_data(kind="systems")
+    fit: Any  # engine.evaluate.rasch.RaschFit
+    systems_map: dict[str, Any]  # engine.evaluate.rasch.plots.facet_map_data(kind="systems")
     questions_map: dict[str, Any]
-    density: dict[str, Any]  # engine.rasch.plots.density_data
+    density: dict[str, Any]  # engine.evaluate.rasch.plots.density_data
     source: str
 
 
 def fit_matrix(path: str, layout: str, report: JobReport) -> RaschRun:
     """Read a response matrix file and calibrate it (JMLE)."""
-    from engine.rasch import fit_rasch, read_matrix
-    from engine.rasch.plots import density_data, facet_map_data
+    from engine.evaluate.rasch import fit_rasch, read_matrix
+    from engine.evaluate.rasch.plots import density_data, facet_map_data
 
     matrix = read_matrix(path, layout=layout)
     fit = fit_rasch(matrix, report=report)
@@ -94,7 +95,7 @@ class EntityOptions:
 
 @dataclass(frozen=True)
 class EntityRun:
-    report: Any  # engine.entities.score.ScoreReport
+    report: Any  # engine.evaluate.entities.score.ScoreReport
     pairs_text: str  # the aligned view of every pair, as the CLI prints it
     tagged: bool  # the hypothesis had no tags and was tagged with the shipped tagger
     reference: str
@@ -103,10 +104,10 @@ class EntityRun:
 
 def score_entities(ref_path: str, hyp_path: str, options: EntityOptions, report: JobReport) -> EntityRun:
     """Score the entities of a hypothesis file against a marked-up reference (Burger et al.'s scorer)."""
-    from engine.entities.readers import read_transcript, with_entities
-    from engine.entities.report import format_pairs
-    from engine.entities.score import score
     from engine.entities.tagger import load_tagger
+    from engine.evaluate.entities.readers import read_transcript, with_entities
+    from engine.evaluate.entities.report import format_pairs
+    from engine.evaluate.entities.score import score
 
     ref, _ = read_transcript(ref_path)
     report.cancel.raise_if_cancelled()

@@ -16,7 +16,7 @@ from app.tasks import TaskPool
 #: Tabs: title, engine package it needs, what it will do.
 PANELS = (
     ("Story segmentation", "engine.segment", "score story boundaries (TDT cost, Pk, WindowDiff)"),
-    ("Rasch measurement", "engine.rasch", "place systems and questions on one logit scale"),
+    ("Rasch measurement", "engine.evaluate.rasch", "place systems and questions on one logit scale"),
     ("Named entities", "engine.entities", "score entity tagging (precision, recall, F by type) on files you pick"),
     ("Passage retrieval", "engine.search", "score passage retrieval runs against judgements"),
 )
@@ -71,7 +71,7 @@ class EvaluationWindow(QWidget):
             from app.evaluation.segmentation_panel import SegmentationPanel
 
             return SegmentationPanel(pool)
-        if package == "engine.rasch":
+        if package == "engine.evaluate.rasch":
             from app.evaluation.rasch_panel import RaschPanel
 
             return RaschPanel(pool)

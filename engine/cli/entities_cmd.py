@@ -23,9 +23,9 @@ log = logging.getLogger("earshot.entities")
 
 def register(subparsers) -> None:
     from engine.entities import config
-    from engine.entities.align import MODES
-    from engine.entities.mapping import MAPPINGS
-    from engine.entities.readers import FORMATS
+    from engine.evaluate.entities.align import MODES
+    from engine.evaluate.entities.mapping import MAPPINGS
+    from engine.evaluate.entities.readers import FORMATS
 
     parser = subparsers.add_parser("entities", help="named entities: score against a reference, tag, train")
     parser.set_defaults(func=lambda args: _help(parser))
@@ -88,11 +88,11 @@ def _positive(text: str) -> int:
 
 
 def _score(args) -> int:
-    from engine.entities.align import unmatched_units
-    from engine.entities.readers import read_transcript, with_entities
-    from engine.entities.report import format_pairs, format_table
-    from engine.entities.score import score
     from engine.entities.tagger import load_tagger
+    from engine.evaluate.entities.align import unmatched_units
+    from engine.evaluate.entities.readers import read_transcript, with_entities
+    from engine.evaluate.entities.report import format_pairs, format_table
+    from engine.evaluate.entities.score import score
 
     ref_path = Path(args.ref)
     if not ref_path.is_file():
@@ -123,7 +123,7 @@ def _score(args) -> int:
 
 def _hyp_from_index(args):
     from engine.cli.common import open_store
-    from engine.entities.readers import transcript_from_index
+    from engine.evaluate.entities.readers import transcript_from_index
 
     store = open_store(args)
     try:

@@ -20,8 +20,8 @@ import numpy as np
 
 from engine.cli.common import positive_int
 from engine.errors import ParameterError
-from engine.rasch import config
-from engine.rasch.errors import MatrixFileError
+from engine.evaluate.rasch import config
+from engine.evaluate.rasch.errors import MatrixFileError
 
 log = logging.getLogger("earshot.rasch")
 
@@ -117,8 +117,8 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def fit_command(args: argparse.Namespace) -> int:
-    from engine.rasch import anchor_check, fit_rasch, read_matrix
-    from engine.rasch.report import write_fit
+    from engine.evaluate.rasch import anchor_check, fit_rasch, read_matrix
+    from engine.evaluate.rasch.report import write_fit
 
     matrix = read_matrix(args.matrix, layout=args.layout)
     anchors = _anchors_for(args.anchors, matrix)
@@ -134,7 +134,7 @@ def fit_command(args: argparse.Namespace) -> int:
 
 
 def misfit_command(args: argparse.Namespace) -> int:
-    from engine.rasch import fit_rasch, read_matrix
+    from engine.evaluate.rasch import fit_rasch, read_matrix
 
     matrix = read_matrix(args.matrix, layout=args.layout)
     anchors = _anchors_for(args.anchors, matrix)
@@ -158,8 +158,8 @@ def misfit_command(args: argparse.Namespace) -> int:
 
 
 def purify_command(args: argparse.Namespace) -> int:
-    from engine.rasch import purify, read_matrix
-    from engine.rasch.report import write_purification
+    from engine.evaluate.rasch import purify, read_matrix
+    from engine.evaluate.rasch.report import write_purification
 
     matrix = read_matrix(args.matrix, layout=args.layout)
     result = purify(matrix, max_outfit=args.max_outfit, per_round=args.per_round)
@@ -177,8 +177,8 @@ def purify_command(args: argparse.Namespace) -> int:
 
 
 def equate_command(args: argparse.Namespace) -> int:
-    from engine.rasch import equate_simulation, read_matrix
-    from engine.rasch.report import write_equating
+    from engine.evaluate.rasch import equate_simulation, read_matrix
+    from engine.evaluate.rasch.report import write_equating
 
     try:
         sizes = [int(k) for k in args.sizes.split(",") if k.strip()]
@@ -204,7 +204,7 @@ def equate_command(args: argparse.Namespace) -> int:
 
 
 def hits_command(args: argparse.Namespace) -> int:
-    from engine.rasch import hits_matrix, read_qrels, read_trec_run, write_matrix
+    from engine.evaluate.rasch import hits_matrix, read_qrels, read_trec_run, write_matrix
 
     qrels = read_qrels(args.qrels)
     runs = {}
@@ -222,8 +222,8 @@ def hits_command(args: argparse.Namespace) -> int:
 
 
 def simulate_command(args: argparse.Namespace) -> int:
-    from engine.rasch import paper_shaped_measures, simulate_responses, write_matrix
-    from engine.rasch.files import write_json
+    from engine.evaluate.rasch import paper_shaped_measures, simulate_responses, write_matrix
+    from engine.evaluate.rasch.files import write_json
 
     for path in (args.out, args.truth):
         if path and Path(path).is_dir():
@@ -245,7 +245,7 @@ def simulate_command(args: argparse.Namespace) -> int:
 def _anchors_for(path: str | None, matrix) -> dict[str, float]:
     if not path:
         return {}
-    from engine.rasch import read_anchors
+    from engine.evaluate.rasch import read_anchors
 
     anchors = read_anchors(path)
     usable = {q: v for q, v in anchors.items() if q in set(matrix.questions)}

@@ -138,9 +138,9 @@ def run_eval_compare(args: argparse.Namespace) -> int:
 
 
 def run_eval_run(args: argparse.Namespace) -> int:
+    from engine.evaluate.collection import run_rows
     from engine.evaluate.passages import write_run
     from engine.search import search
-    from engine.search.collection import run_rows
 
     topics = []
     try:

@@ -123,9 +123,10 @@ def _default_corpus() -> Path:
 
 
 def _train(args) -> int:
+    from engine.research.segment.fit import train_model
     from engine.segment import config
     from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
-    from engine.segment.model import Hyperparameters, train_model
+    from engine.segment.model import Hyperparameters
     from engine.segment.text import read_corpus
     from models.segmentation import model_path
 
@@ -185,9 +186,9 @@ def _run(args) -> int:
 
 
 def _eval(args) -> int:
-    from engine.segment.experiments import leave_one_out, score
+    from engine.research.segment.experiments import leave_one_out, score
+    from engine.segment.loader import load_model
     from engine.segment.text import read_corpus
-    from models.segmentation import load_model
 
     corpus = Path(args.corpus) if args.corpus else _default_corpus()
     transcripts = _with_story_markers(read_corpus(corpus), corpus)
@@ -258,8 +259,8 @@ def _read_truth(path: str, n_words: int) -> np.ndarray:
 
 
 def _explain(args) -> int:
-    from engine.segment.explain import explain
-    from engine.segment.plots import write_explanation
+    from engine.research.segment.explain import explain
+    from engine.research.segment.plots import write_explanation
     from engine.segment.segmenter import resolve_model
 
     transcript = _load_transcript(args.rec, args)

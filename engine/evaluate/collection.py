@@ -29,9 +29,9 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.evaluate.passages import Judgement, Retrieved
 from engine.index.store import NewRecording, Store, WordRow
-from engine.ingest.transcribe import segment_bounds
 from engine.search.index import index_passages
 from engine.search.query import Hit
+from engine.search.segments import segment_bounds
 from engine.search.text import terms
 
 #: Synthetic timing of Lee text: seconds per word plus per character, pause between stories.

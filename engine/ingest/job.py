@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
 from engine.index.store import NewRecording, Store, WordRow
 from engine.ingest.transcribe import StageTimes, Transcript

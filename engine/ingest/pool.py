@@ -22,7 +22,7 @@ from typing import Any
 
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.errors import EarshotError
 
 log = logging.getLogger("earshot.ingest")

@@ -66,7 +66,8 @@ def resolve_model(model: SegmentationModel | str | Path | None, *, punctuated: b
     """
     if isinstance(model, SegmentationModel):
         return model
-    from models.segmentation import PUNCTUATED_MODEL_NAME, load_model
+    from engine.segment.loader import load_model
+    from models.segmentation import PUNCTUATED_MODEL_NAME
 
     if model is None and punctuated:
         return load_model(PUNCTUATED_MODEL_NAME)

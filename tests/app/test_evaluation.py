@@ -29,9 +29,9 @@ def _cell(table, row: int, col: int) -> str:  # type: ignore[no-untyped-def]
     return table.item(row, col).text()
 
 
-@pytest.mark.skipif(not engine_available("engine.rasch"), reason="engine.rasch is not in this build")
+@pytest.mark.skipif(not engine_available("engine.evaluate.rasch"), reason="engine.evaluate.rasch is not in this build")
 def test_rasch_panel_fits_a_matrix(qtbot, evaluation, tmp_path: Path, monkeypatch) -> None:
-    from engine.rasch import simulate_responses, write_matrix
+    from engine.evaluate.rasch import simulate_responses, write_matrix
 
     rng = np.random.default_rng(5)
     matrix = simulate_responses(rng.normal(0, 1, 12), rng.normal(0, 1.2, 40), rng=rng)
@@ -51,7 +51,7 @@ def test_rasch_panel_fits_a_matrix(qtbot, evaluation, tmp_path: Path, monkeypatc
     assert [s.name for s in panel.density_plot.plot.series] == ["systems", "questions"]
 
 
-@pytest.mark.skipif(not engine_available("engine.rasch"), reason="engine.rasch is not in this build")
+@pytest.mark.skipif(not engine_available("engine.evaluate.rasch"), reason="engine.evaluate.rasch is not in this build")
 def test_rasch_panel_reports_a_bad_matrix_on_its_status_line(qtbot, evaluation, tmp_path: Path, monkeypatch) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("system,q1,q2\nA,1,7\n", encoding="utf-8")

@@ -6,13 +6,13 @@ Two modes:
     Word Levenshtein alignment with sclite's costs and tie-breaking; one-to-one columns,
     the same alignment and word error counts as NIST ``sclite`` on each utterance.
 ``phonetic``
-    Phone-level alignment (:mod:`engine.entities.phonetic`); a column may hold several
+    Phone-level alignment (:mod:`engine.evaluate.entities.phonetic`); a column may hold several
     words on either side.
 
 Texts are first cut into chunks by utterance id (trn) or file and channel (stm, ctm)
 when both sides name them; a chunk longer than ``MAX_DP_WORDS`` is then cut by anchors,
 runs of three or more identical words within a time window when both sides have times
-(:mod:`engine.entities.anchors`), and the stretches between anchors are aligned whole.
+(:mod:`engine.evaluate.entities.anchors`), and the stretches between anchors are aligned whole.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.entities import config
-from engine.entities._kernels import DEL, DIAG, _sclite_columns, _sclite_dp
-from engine.entities.anchors import find_anchors
-from engine.entities.phonetic import PhoneString, link_columns, word_links
-from engine.entities.pronounce import Lexicon, shared_lexicon
 from engine.entities.spans import Transcript
 from engine.errors import ParameterError
+from engine.evaluate.entities._kernels import DEL, DIAG, _sclite_columns, _sclite_dp
+from engine.evaluate.entities.anchors import find_anchors
+from engine.evaluate.entities.phonetic import PhoneString, link_columns, word_links
+from engine.evaluate.entities.pronounce import Lexicon, shared_lexicon
 
 MODES = ("phonetic", "sclite")
 

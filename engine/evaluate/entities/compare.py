@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.entities.align import CORRECT, Alignment
 from engine.entities.spans import EntitySpan
+from engine.evaluate.entities.align import CORRECT, Alignment
 
 
 @dataclass(frozen=True, slots=True)

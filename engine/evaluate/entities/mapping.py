@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.entities.align import Alignment
 from engine.entities.spans import EntitySpan
 from engine.errors import ParameterError
+from engine.evaluate.entities.align import Alignment
 
 MAPPINGS = ("optimal", "greedy")
 

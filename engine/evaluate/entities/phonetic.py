@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.entities import config
-from engine.entities._kernels import _link_columns, _links, _phone_dp
-from engine.entities.pronounce import BOUNDARY, PHONES, Lexicon
+from engine.evaluate.entities._kernels import _link_columns, _links, _phone_dp
+from engine.evaluate.entities.pronounce import BOUNDARY, PHONES, Lexicon
 
 # Vowels: (height 1 = high .. 4 = low, backness 1 = front .. 3 = back, rounding 0..1).
 _VOWELS = {

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from engine.entities.errors import TranscriptError
-from engine.entities.markup import MarkupReader, normalise_token, parse_marked_text
 from engine.entities.spans import EntitySpan, Transcript
+from engine.evaluate.entities.markup import MarkupReader, normalise_token, parse_marked_text
 
 FORMATS = ("sgml", "stm", "trn", "ctm")
 

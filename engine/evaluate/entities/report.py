@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.entities.align import KIND_NAMES
-from engine.entities.score import Pair, ScoreReport
 from engine.entities.spans import EntitySpan
+from engine.evaluate.entities.align import KIND_NAMES
+from engine.evaluate.entities.score import Pair, ScoreReport
 
 _KIND_MARK = ("=", "~", "-", "+", "~")
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.entities import config
-from engine.entities.align import Alignment, align
-from engine.entities.compare import Judgement, judge
-from engine.entities.mapping import candidate_pairs, map_entities
 from engine.entities.spans import Transcript
 from engine.errors import ParameterError
+from engine.evaluate.entities.align import Alignment, align
+from engine.evaluate.entities.compare import Judgement, judge
+from engine.evaluate.entities.mapping import candidate_pairs, map_entities
 
 THREE_COMPONENTS = ("type", "extent", "content")
 MUC_COMPONENTS = ("type", "text")

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.entities.pronounce import _cmu_entries, shared_lexicon
 from engine.entities.spans import Transcript
+from engine.evaluate.entities.pronounce import _cmu_entries, shared_lexicon
 
 #: Share of errors by kind: substitution, deletion, insertion, split.
 ERROR_MIX = (0.6, 0.2, 0.12, 0.08)
@@ -69,7 +69,7 @@ def corrupt(ref: Transcript, wer: float, rng: np.random.Generator) -> Transcript
             kind = 0
         if kind == 0:
             phones = lex.phones(w)
-            from engine.entities.pronounce import PHONES
+            from engine.evaluate.entities.pronounce import PHONES
 
             key = (PHONES[phones[0]] if len(phones) else "AH", max(len(phones) + int(rng.integers(-1, 2)), 1))
             pool = idx.by_sound.get(key) or idx.by_sound.get((key[0], len(phones))) or [w + "S"]
@@ -88,7 +88,7 @@ def corrupt(ref: Transcript, wer: float, rng: np.random.Generator) -> Transcript
 
 
 def _split(word: str, lex, idx: _Index) -> list[str] | None:
-    from engine.entities.pronounce import PHONES
+    from engine.evaluate.entities.pronounce import PHONES
 
     phones = [PHONES[p] for p in lex.phones(word)]
     for cut in range(2, len(phones) - 1):

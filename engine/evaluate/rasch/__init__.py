@@ -5,20 +5,20 @@ entities, test items) are placed on one logit scale from a binary response
 matrix: joint maximum likelihood as Winsteps does it, fit statistics, misfit
 diagnosis, purification, and equating with anchor questions.
 
->>> from engine.rasch import read_matrix, fit_rasch
+>>> from engine.evaluate.rasch import read_matrix, fit_rasch
 >>> fit = fit_rasch(read_matrix("runs.csv"))          # doctest: +SKIP
 >>> fit.ability("asr-large"), fit.misfit("asr-large")  # doctest: +SKIP
 """
 
-from engine.rasch.equate import EquatingRun, EquatingSimulation, anchor_check, equate_simulation, quadratic_trend
-from engine.rasch.errors import EstimationError, MatrixFileError
-from engine.rasch.estimate import Facet, MisfitRow, RaschFit, Removal, fit_rasch, trim_extremes
-from engine.rasch.files import read_anchors, read_matrix, write_matrix
-from engine.rasch.fitstats import FitColumns, Separation, fit_statistics, separation, standardized_residuals
-from engine.rasch.matrix import MISSING, ResponseMatrix
-from engine.rasch.purify import Purification, purify
-from engine.rasch.simulate import paper_shaped_measures, simulate_responses
-from engine.rasch.sources import hits_matrix, read_qrels, read_trec_run, records_matrix
+from engine.evaluate.rasch.equate import EquatingRun, EquatingSimulation, anchor_check, equate_simulation, quadratic_trend
+from engine.evaluate.rasch.errors import EstimationError, MatrixFileError
+from engine.evaluate.rasch.estimate import Facet, MisfitRow, RaschFit, Removal, fit_rasch, trim_extremes
+from engine.evaluate.rasch.files import read_anchors, read_matrix, write_matrix
+from engine.evaluate.rasch.fitstats import FitColumns, Separation, fit_statistics, separation, standardized_residuals
+from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
+from engine.evaluate.rasch.purify import Purification, purify
+from engine.evaluate.rasch.simulate import paper_shaped_measures, simulate_responses
+from engine.evaluate.rasch.sources import hits_matrix, read_qrels, read_trec_run, records_matrix
 
 __all__ = [
     "MISSING",

@@ -1,5 +1,5 @@
 """Numba kernels of the Rasch tool. They check nothing: the wrappers in
-:mod:`engine.rasch.estimate` and :mod:`engine.rasch.fitstats` validate first.
+:mod:`engine.evaluate.rasch.estimate` and :mod:`engine.evaluate.rasch.fitstats` validate first.
 
 Common arguments
 ----------------
@@ -9,7 +9,7 @@ row_state, col_state : int8 (n_rows,), (n_cols,); 0 left out, 1 estimated
 theta : float64 (n_rows,) abilities of the rows, logits.
 b : float64 (n_cols,) difficulties of the columns, logits.
 
-Every kernel has a slow twin in ``tests/rasch/naive.py``.
+Every kernel has a slow twin in ``tests/engine/evaluate/rasch/naive.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Test equating with anchor questions, and the paper's equating simulation (section 4).
 
-Equating itself is :func:`engine.rasch.estimate.fit_rasch` with ``anchors``:
+Equating itself is :func:`engine.evaluate.rasch.estimate.fit_rasch` with ``anchors``:
 the anchored questions keep the difficulties of an earlier calibration, and
 everything else is estimated on that scale. This module adds
 
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ParameterError
+from engine.evaluate.rasch import config
+from engine.evaluate.rasch.estimate import RaschFit, fit_rasch
+from engine.evaluate.rasch.matrix import ResponseMatrix
 from engine.jobs import JobReport
-from engine.rasch import config
-from engine.rasch.estimate import RaschFit, fit_rasch
-from engine.rasch.matrix import ResponseMatrix
 
 SELECTIONS = ("spread", "hardest")
 

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import ParameterError
+from engine.evaluate.rasch import _kernels as kernels
+from engine.evaluate.rasch import config
+from engine.evaluate.rasch.errors import EstimationError
+from engine.evaluate.rasch.fitstats import FitColumns, Separation, fit_columns, separation, standardized_residuals
+from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
 from engine.jobs import JobReport
-from engine.rasch import _kernels as kernels
-from engine.rasch import config
-from engine.rasch.errors import EstimationError
-from engine.rasch.fitstats import FitColumns, Separation, fit_columns, separation, standardized_residuals
-from engine.rasch.matrix import MISSING, ResponseMatrix
 
 MEASURED = "measured"
 ANCHORED = "anchored"
@@ -59,7 +59,7 @@ class Facet:
     score, count : right answers and answers over all of its responses.
     measure, se : logits; ability for systems, difficulty for questions.
     infit_msq, infit_zstd, outfit_msq, outfit_zstd, displacement : see
-        :class:`engine.rasch.fitstats.FitColumns`; NaN unless estimated.
+        :class:`engine.evaluate.rasch.fitstats.FitColumns`; NaN unless estimated.
     """
 
     ids: tuple[str, ...]

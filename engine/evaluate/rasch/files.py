@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.rasch.errors import MatrixFileError
-from engine.rasch.matrix import MISSING, ResponseMatrix
+from engine.evaluate.rasch.errors import MatrixFileError
+from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
 
 #: Cell values accepted in a matrix, after stripping blanks.
 CELL_CODES = {"1": 1, "0": 0, "": MISSING, "NA": MISSING, "na": MISSING, ".": MISSING}

@@ -9,7 +9,7 @@ residual x - P, variance W = P(1-P), standardized residual z = (x - P)/sqrt(W)
 - infit mean-square: sum (x - P)**2 / sum W, i.e. z**2 weighted by W,
 - ZSTD: the Wilson-Hilferty cube-root transform t = (MS**(1/3) - 1)(3/q) + q/3,
   with q the model standard deviation of the mean-square (Wright & Masters
-  1982), capped and floored as Winsteps does (see :mod:`engine.rasch.config`),
+  1982), capped and floored as Winsteps does (see :mod:`engine.evaluate.rasch.config`),
 - model standard error of the measure: 1 / sqrt(sum W).
 """
 
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.rasch import _kernels as kernels
-from engine.rasch import config
-from engine.rasch.matrix import ResponseMatrix
+from engine.evaluate.rasch import _kernels as kernels
+from engine.evaluate.rasch import config
+from engine.evaluate.rasch.matrix import ResponseMatrix
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def fit_statistics(
 
 
 def fit_columns(sums: np.ndarray, *, sign: float) -> FitColumns:
-    """Turn the per-entry sums of :func:`engine.rasch._kernels._fit_sums` into statistics.
+    """Turn the per-entry sums of :func:`engine.evaluate.rasch._kernels._fit_sums` into statistics.
 
     ``sign`` is +1 for abilities (more right answers -> higher measure) and -1
     for difficulties.

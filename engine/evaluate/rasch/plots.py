@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from engine.errors import EarshotError
-from engine.rasch import config
-from engine.rasch.equate import EquatingRun
-from engine.rasch.estimate import Facet, RaschFit
-from engine.rasch.purify import Purification
+from engine.evaluate.rasch import config
+from engine.evaluate.rasch.equate import EquatingRun
+from engine.evaluate.rasch.estimate import Facet, RaschFit
+from engine.evaluate.rasch.purify import Purification
 
 
 def facet_map_data(facet: Facet, *, kind: str) -> dict[str, Any]:

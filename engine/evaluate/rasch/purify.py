@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ParameterError
+from engine.evaluate.rasch import config
+from engine.evaluate.rasch.errors import EstimationError
+from engine.evaluate.rasch.estimate import RaschFit, fit_rasch
+from engine.evaluate.rasch.matrix import ResponseMatrix
 from engine.jobs import JobReport
-from engine.rasch import config
-from engine.rasch.errors import EstimationError
-from engine.rasch.estimate import RaschFit, fit_rasch
-from engine.rasch.matrix import ResponseMatrix
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.rasch import config, plots
-from engine.rasch.equate import EquatingSimulation
-from engine.rasch.errors import MatrixFileError
-from engine.rasch.estimate import RaschFit
-from engine.rasch.files import write_csv, write_json
-from engine.rasch.purify import Purification
+from engine.evaluate.rasch import config, plots
+from engine.evaluate.rasch.equate import EquatingSimulation
+from engine.evaluate.rasch.errors import MatrixFileError
+from engine.evaluate.rasch.estimate import RaschFit
+from engine.evaluate.rasch.files import write_csv, write_json
+from engine.evaluate.rasch.purify import Purification
 
 SYSTEM_COLUMNS = ("system", "status", "score", "count", "measure", "se",
                   "infit_msq", "infit_zstd", "outfit_msq", "outfit_zstd", "displacement")
@@ -40,7 +40,7 @@ def write_fit(
 ) -> list[Path]:
     """Write a calibration: systems/questions tables, summary, unexpected responses, Figures 2-4 (and 6).
 
-    ``anchor_records`` (from :func:`engine.rasch.equate.anchor_check`) adds
+    ``anchor_records`` (from :func:`engine.evaluate.rasch.equate.anchor_check`) adds
     ``anchors.csv`` and the anchor figure. Returns the files written.
     """
     d = output_dir(out)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.rasch import config
-from engine.rasch.matrix import MISSING, ResponseMatrix
+from engine.evaluate.rasch import config
+from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
 
 
 def simulate_responses(

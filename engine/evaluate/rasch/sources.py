@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.rasch.errors import MatrixFileError
-from engine.rasch.matrix import MISSING, ResponseMatrix
+from engine.evaluate.rasch.errors import MatrixFileError
+from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
 
 
 def read_trec_run(path: str | Path) -> dict[str, list[str]]:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.segment.evaluate import Scores, score_documents
+from engine.evaluate.segmentation import Scores, score_documents
+from engine.research.segment.fit import train_model
 from engine.segment.features import DEFAULT_FEATURES
-from engine.segment.model import Hyperparameters, SegmentationModel, train_model
+from engine.segment.model import Hyperparameters, SegmentationModel
 from engine.segment.segmenter import segment_transcript
 from engine.segment.text import Transcript, choi_documents, concatenate_articles
 

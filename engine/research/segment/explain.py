@@ -1,7 +1,7 @@
 """Why the model segmented a recording the way it did (paper section 7), as data.
 
 :func:`explain` returns plain lists and numbers (JSON-ready) that the GUI can draw
-and :mod:`engine.segment.plots` renders to PNG:
+and :mod:`engine.research.segment.plots` renders to PNG:
 
 * ``length_histogram``: story-length counts 1..L, raw and smoothed (as counts).
 * ``emission``: p(feature bin | state) for every feature, bin and state.
@@ -20,7 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.segment.model import SegmentationModel, true_states
+from engine.research.segment.fit import true_states
+from engine.segment.model import SegmentationModel
 from engine.segment.text import Transcript
 
 

@@ -1,4 +1,4 @@
-"""PNG renderings of :func:`engine.segment.explain.explain` data (matplotlib, Agg only).
+"""PNG renderings of :func:`engine.research.segment.explain.explain` data (matplotlib, Agg only).
 
 Figures are built with ``matplotlib.figure.Figure`` and the Agg canvas directly,
 never through ``pyplot``, so no GUI backend (and no Qt) is ever imported.

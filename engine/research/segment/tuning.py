@@ -16,10 +16,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from engine.evaluate.segmentation import ProbeCounts, probe_counts
+from engine.research.segment.emission import emission_tables
 from engine.segment import config, estimate
-from engine.segment.evaluate import ProbeCounts, probe_counts
 from engine.segment.features import DEFAULT_FEATURES
 from engine.segment.hmm import count_bins_by_state, viterbi
+from engine.segment.model import Hyperparameters, weighted
 
 log = logging.getLogger("earshot.segment")
 
@@ -48,14 +50,12 @@ def _score(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[f
 
 def _probe_counts(training, dev: _DevData, hyper, max_state: int, penalties: Sequence[float] | np.ndarray, features) -> list:
     """Pooled held-out probe counts for every penalty."""
-    from engine.segment.model import _emission_tables, weighted
-
     pooled = [ProbeCounts(0, 0, 0, 0) for _ in penalties]
     for k in np.unique(training.folds):
         held = np.flatnonzero(training.folds == k)
         kept = np.flatnonzero(training.folds != k)
         counts: np.ndarray = sum((dev.counts[i] for i in kept), np.zeros_like(dev.counts[kept[0]]))
-        log_emission = weighted(_emission_tables(counts, dev.n_real, hyper.state_bandwidth, features), features, hyper)
+        log_emission = weighted(emission_tables(counts, dev.n_real, hyper.state_bandwidth, features), features, hyper)
         lengths = estimate.smooth_length_histogram(
             np.concatenate([training.lengths[i] for i in kept]),
             max_state=max_state,
@@ -115,8 +115,6 @@ def fit_hyperparameters(
     Returns the best :class:`~engine.segment.model.Hyperparameters` found. With a
     single fold there is nothing to hold out, and the defaults come back.
     """
-    from engine.segment.model import Hyperparameters
-
     current = start or Hyperparameters()
     if np.unique(training.folds).size < 2:
         log.warning("one training fold only: keeping default hyper-parameters")

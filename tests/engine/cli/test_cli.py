@@ -14,7 +14,7 @@ from engine.index.store import Store
 from tests.fixtures.audio import espeak
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def earshot(*args: str, db: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

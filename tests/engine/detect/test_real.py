@@ -8,7 +8,7 @@ import pytest
 import soundfile as sf
 
 from engine.detect import analyze_audio
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from tools.sound_clips import ClipsUnavailable, fetch_clips, load_clip
 
 SR = 16000

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.search.collection import headline, judgements, make_topics, newsscape_recordings, perturbed_copy
+from engine.evaluate.collection import headline, judgements, make_topics, newsscape_recordings, perturbed_copy
 from engine.search.text import terms
-
-from .conftest import NEWSSCAPE
+from tests.engine.search.conftest import NEWSSCAPE
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.errors import ParameterError
-from engine.segment.evaluate import (
+from engine.evaluate.segmentation import (
     evenly_spaced_starts,
     half_mean_story_length,
     pk,

@@ -14,7 +14,7 @@ from engine.search import search
 from tests.fixtures.audio import espeak
 
 cli_main = importlib.import_module("engine.cli.main")
-NEWSSCAPE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "newsscape"
+NEWSSCAPE = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "newsscape"
 
 SRT = """1
 00:00:01,000 --> 00:00:04,250

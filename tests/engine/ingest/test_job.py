@@ -11,8 +11,8 @@ import pytest
 from engine.asr.base import ModelSpec, Word
 from engine.index.store import Store
 from engine.ingest import IngestJob
-from engine.ingest.transcribe import segment_bounds
 from engine.jobs import JobState
+from engine.search.segments import segment_bounds
 from tests.fixtures.audio import espeak, ffmpeg, sox
 from tests.fixtures.ingest import start_ingest, start_job_thread
 

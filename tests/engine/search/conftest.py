@@ -9,7 +9,7 @@ import pytest
 
 from engine.index.store import NewRecording, Store, WordRow
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 LEE = SHARED / "lee"
 NEWSSCAPE = SHARED / "newsscape"
 
@@ -48,7 +48,7 @@ VOCABULARY = _WORDS.split()
 def lee_sources():
     if not LEE.is_dir():
         pytest.skip(f"shared Lee corpus absent ({LEE})")
-    from engine.search.collection import lee_recordings
+    from engine.evaluate.collection import lee_recordings
 
     return lee_recordings(LEE)
 
@@ -56,7 +56,7 @@ def lee_sources():
 @pytest.fixture(scope="session")
 def lee_index(tmp_path_factory, lee_sources):
     """The Lee collection (35 recordings of 10 articles, stories from the articles) in an index file."""
-    from engine.search.collection import index_recordings
+    from engine.evaluate.collection import index_recordings
 
     path = tmp_path_factory.mktemp("lee") / "lee.sqlite"
     with Store(path) as store:

@@ -7,7 +7,7 @@ import pytest
 from engine.index.store import Store
 from engine.search import config, explain, search
 from engine.search.text import parse_query
-from tests.search.conftest import add_recording
+from tests.engine.search.conftest import add_recording
 
 FILLER = ("council budget hospital rain harbour street fishermen quota port senator election vote court judge "
           "police fire minister market shares bank ") * 3

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from engine.errors import ParameterError
+from engine.evaluate.collection import judgements, make_topics, run_rows
 from engine.index.store import Store
 from engine.search import MODELS, SearchFilters, search, transcript_text
-from engine.search.collection import judgements, make_topics, run_rows
 
 from .conftest import VOCABULARY, add_recording, random_text
 

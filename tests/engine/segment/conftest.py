@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 NEWSSCAPE = SHARED / "newsscape"
 LEE = SHARED / "lee"
 
@@ -38,7 +38,7 @@ def lee_articles():
 @pytest.fixture(scope="session")
 def small_model(newsscape_days):
     """A model trained (with hyper-parameter search) on slices of three NewsScape days."""
-    from engine.segment.model import train_model
+    from engine.research.segment.fit import train_model
 
     slices = [day.slice(0, 12_000) for day in newsscape_days[1:]]
     return train_model(slices, max_state=120)

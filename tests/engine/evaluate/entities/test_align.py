@@ -8,12 +8,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from engine.entities._kernels import _phone_dp
-from engine.entities.align import CORRECT, DELETION, INSERTION, MULTI, SUBSTITUTION, align, sclite_ops
-from engine.entities.anchors import find_anchors
-from engine.entities.phonetic import cost_tables
 from engine.entities.spans import Transcript
 from engine.errors import ParameterError
+from engine.evaluate.entities._kernels import _phone_dp
+from engine.evaluate.entities.align import CORRECT, DELETION, INSERTION, MULTI, SUBSTITUTION, align, sclite_ops
+from engine.evaluate.entities.anchors import find_anchors
+from engine.evaluate.entities.phonetic import cost_tables
 
 from . import naive
 
@@ -44,7 +44,7 @@ def test_phone_kernel_matches_naive(rng):
 
 
 def test_link_columns_kernel_matches_naive(rng):
-    from engine.entities.phonetic import link_columns
+    from engine.evaluate.entities.phonetic import link_columns
 
     for _ in range(300):
         n_ref, n_hyp = int(rng.integers(0, 10)), int(rng.integers(0, 10))

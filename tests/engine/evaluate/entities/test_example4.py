@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.entities.align import CORRECT, INSERTION, SUBSTITUTION, Alignment
-from engine.entities.markup import parse_marked_text
-from engine.entities.score import score
+from engine.evaluate.entities.align import CORRECT, INSERTION, SUBSTITUTION, Alignment
+from engine.evaluate.entities.markup import parse_marked_text
+from engine.evaluate.entities.score import score
 
 REF = "<P>NEWT GINGRICH</P>"
 HYPS = {
@@ -75,7 +75,7 @@ def test_example_4_sclite_mode(hyp, tolerance):
 
 
 def test_phonetic_alignment_splits_gingrich():
-    from engine.entities.align import MULTI, align
+    from engine.evaluate.entities.align import MULTI, align
 
     al = align(parse_marked_text(REF), parse_marked_text(HYPS[2]), mode="phonetic")
     assert al.col_kind.tolist() == [CORRECT, MULTI]

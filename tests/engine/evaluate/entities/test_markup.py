@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from engine.entities.errors import MarkupError, TranscriptError
-from engine.entities.markup import normalise_token, parse_marked_text
-from engine.entities.readers import detect_format, read_ctm, read_stm, read_transcript, read_trn, transcript_from_index
 from engine.entities.spans import EntitySpan
+from engine.evaluate.entities.markup import normalise_token, parse_marked_text
+from engine.evaluate.entities.readers import detect_format, read_ctm, read_stm, read_transcript, read_trn, transcript_from_index
 
 
 def test_muc_and_short_forms_read_alike():
@@ -108,7 +108,7 @@ def test_transcript_from_index():
 
 
 def test_positions_match_counting_newlines_from_the_start(rng) -> None:
-    from engine.entities.markup import _Positions
+    from engine.evaluate.entities.markup import _Positions
 
     text = "".join(rng.choice(list("ab \n<>"), size=2000))
     where = _Positions(text, 3, 5)

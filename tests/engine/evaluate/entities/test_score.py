@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.entities.markup import parse_marked_text
-from engine.entities.score import score
 from engine.entities.spans import EntitySpan, Transcript
 from engine.errors import ParameterError
+from engine.evaluate.entities.markup import parse_marked_text
+from engine.evaluate.entities.score import score
 
 TYPES = ("PERSON", "LOCATION", "ORGANIZATION")
 

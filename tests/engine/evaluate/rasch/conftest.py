@@ -13,15 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.rasch import ResponseMatrix
+from engine.evaluate.rasch import ResponseMatrix
 
 #: ../shared/data/rasch beside the repository checkout.
-SHARED_RASCH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "rasch"
+SHARED_RASCH = Path(__file__).resolve().parents[4].parent / "shared" / "data" / "rasch"
 
 
 @pytest.fixture(scope="session")
 def naive():
-    """tests/rasch/naive.py, loaded by path so it cannot clash with another test folder's naive.py."""
+    """tests/engine/evaluate/rasch/naive.py, loaded by path so it cannot clash with another test folder's naive.py."""
     spec = importlib.util.spec_from_file_location("earshot_rasch_naive", Path(__file__).with_name("naive.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

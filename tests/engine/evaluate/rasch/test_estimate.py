@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.errors import Cancelled, ParameterError
+from engine.evaluate.rasch import EstimationError, ResponseMatrix, fit_rasch, fit_statistics, simulate_responses
 from engine.jobs import JobReport
-from engine.rasch import EstimationError, ResponseMatrix, fit_rasch, fit_statistics, simulate_responses
 
 # Winsteps' non-extreme entries: items 4-17, persons 1-34 (data README).
 KCT_ITEMS = slice(3, 17)

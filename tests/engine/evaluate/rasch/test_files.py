@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine.errors import EarshotError, ParameterError
-from engine.rasch import MatrixFileError, ResponseMatrix, read_anchors, read_matrix, records_matrix, write_matrix
+from engine.evaluate.rasch import MatrixFileError, ResponseMatrix, read_anchors, read_matrix, records_matrix, write_matrix
 
 
 def _write(tmp_path, name, text):

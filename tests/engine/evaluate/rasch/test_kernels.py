@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.rasch import ResponseMatrix, config, fit_rasch, fit_statistics, standardized_residuals
-from engine.rasch import _kernels as kernels
+from engine.evaluate.rasch import ResponseMatrix, config, fit_rasch, fit_statistics, standardized_residuals
+from engine.evaluate.rasch import _kernels as kernels
 
 
 def _random_problem(rng, n=13, m=9, missing=0.2):

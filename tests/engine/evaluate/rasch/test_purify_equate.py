@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.errors import ParameterError
-from engine.rasch import (
+from engine.evaluate.rasch import (
     ResponseMatrix,
     anchor_check,
     equate_simulation,

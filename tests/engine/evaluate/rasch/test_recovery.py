@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from engine.rasch import config, fit_rasch, paper_shaped_measures, simulate_responses
+from engine.evaluate.rasch import config, fit_rasch, paper_shaped_measures, simulate_responses
 
 
 def _recovery(fit, truth, facet):

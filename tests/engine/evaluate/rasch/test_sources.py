@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import ParameterError
-from engine.rasch import MatrixFileError, hits_matrix, read_qrels, read_trec_run
+from engine.evaluate.rasch import MatrixFileError, hits_matrix, read_qrels, read_trec_run
 
 QRELS = "1 0 p1 1\n1 0 p2 0\n2 0 p9 2\n3 0 p5 0\n10 0 p7 1\n"
 # topic 1: p1 relevant; topic 2: p9; topic 3: none relevant (left out); topic 10: p7.

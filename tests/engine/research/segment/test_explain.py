@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.errors import ParameterError
-from engine.segment.explain import explain
+from engine.research.segment.explain import explain
 
 
 def test_explanation_data_is_consistent(small_model, newsscape_days):
