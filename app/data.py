@@ -22,6 +22,7 @@ from typing import Any
 
 from engine import search as engine_search
 from engine.index.store import Store
+from engine.search.config import SNIPPET_MARKS
 
 #: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
 X_DURATION_MIN_SECONDS = 1.0
@@ -227,7 +228,6 @@ def _event_label(row: dict[str, Any]) -> str:
 
 def _snippet_html(snippet: str) -> str:
     """The engine marks query words with SNIPPET_MARKS; escape the rest and make the marks bold."""
-    from engine.search.config import SNIPPET_MARKS
 
     opening, closing = SNIPPET_MARKS
     text = html.escape(snippet, quote=False)

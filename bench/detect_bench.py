@@ -212,7 +212,8 @@ def run_sphinx_x_duration(seed: int) -> dict[str, object]:
     """X-duration from real recogniser output: PocketSphinx and the analyzer fed the same blocks, as in ingest."""
     import pocketsphinx
 
-    from engine.asr.base import ModelSpec, load_transcriber
+    from engine.asr.base import ModelSpec
+    from engine.asr.loader import load_transcriber
     from tools.broadcast import build_broadcast, load_truth
 
     wav = CACHE / f"detect-sphinx-seed{seed}.wav"

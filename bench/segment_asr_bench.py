@@ -66,7 +66,8 @@ def transcribe(wav: Path, sample_rate: int) -> tuple[list, np.ndarray, np.ndarra
     """PocketSphinx words, the detectors' X-DURATION and transcribed flags (same blocks as in ingest); CPU seconds."""
     import pocketsphinx
 
-    from engine.asr.base import ModelSpec, load_transcriber
+    from engine.asr.base import ModelSpec
+    from engine.asr.loader import load_transcriber
     from engine.audio.decode import iter_pcm_blocks
     from engine.detect import AudioAnalyzer
 

@@ -9,7 +9,20 @@ from typing import Any
 
 import numpy as np
 
+from engine.entities.tagger import load_tagger
+from engine.evaluate.entities.readers import read_transcript, with_entities
+from engine.evaluate.entities.report import format_pairs
+from engine.evaluate.entities.score import score
+from engine.evaluate.passages import compare, comparison_table, evaluate_run, read_qrels, read_run
+from engine.evaluate.rasch import fit_rasch, read_matrix
+from engine.evaluate.rasch.plots import density_data, facet_map_data
 from engine.jobs import JobReport
+from engine.research.segment.experiments import score as score_segmentation
+from engine.search import config
+from engine.segment.loader import load_model
+from engine.segment.segmenter import segment_transcript, shipped_model_note
+from engine.segment.text import read_transcript as read_story_transcript
+from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 
 @dataclass(frozen=True)
@@ -31,11 +44,6 @@ def evaluate_segmentation(
 
     ``log_penalty`` is the boundary penalty (log; None: the model's tuned value; higher: more stories).
     """
-    from engine.research.segment.experiments import score
-    from engine.segment.loader import load_model
-    from engine.segment.segmenter import segment_transcript, shipped_model_note
-    from engine.segment.text import read_transcript
-    from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
     seg_model = load_model(model) if model else None  # None: the shipped model suited to each input
     transcripts, hyps = [], []
@@ -44,16 +52,16 @@ def evaluate_segmentation(
     for i, path in enumerate(paths):
         report.progress(i, len(paths))
         report.cancel.raise_if_cancelled()
-        transcript = read_transcript(path)
+        transcript = read_story_transcript(path)
         transcripts.append(transcript)
         note = note or shipped_model_note(transcript, model)
         used.add(model or (PUNCTUATED_MODEL_NAME if transcript.sentence_starts.size else DEFAULT_MODEL_NAME))
         found = segment_transcript(transcript, model=seg_model, log_penalty=log_penalty, with_posteriors=False)
         hyps.append(found.story_starts)
     report.progress(len(paths), len(paths))
-    rows = [(t.name, score([t], [h])) for t, h in zip(transcripts, hyps, strict=True)]
+    rows = [(t.name, score_segmentation([t], [h])) for t, h in zip(transcripts, hyps, strict=True)]
     if len(transcripts) > 1:
-        rows.append(("ALL", score(transcripts, hyps)))
+        rows.append(("ALL", score_segmentation(transcripts, hyps)))
     return SegmentationRun(
         rows, {t.name: t.story_starts for t in transcripts}, {t.name: np.asarray(h) for t, h in zip(transcripts, hyps,
                                                                                                     strict=True)},
@@ -74,8 +82,6 @@ class RaschRun:
 
 def fit_matrix(path: str, layout: str, report: JobReport) -> RaschRun:
     """Read a response matrix file and calibrate it (JMLE)."""
-    from engine.evaluate.rasch import fit_rasch, read_matrix
-    from engine.evaluate.rasch.plots import density_data, facet_map_data
 
     matrix = read_matrix(path, layout=layout)
     fit = fit_rasch(matrix, report=report)
@@ -104,10 +110,6 @@ class EntityRun:
 
 def score_entities(ref_path: str, hyp_path: str, options: EntityOptions, report: JobReport) -> EntityRun:
     """Score the entities of a hypothesis file against a marked-up reference (Burger et al.'s scorer)."""
-    from engine.entities.tagger import load_tagger
-    from engine.evaluate.entities.readers import read_transcript, with_entities
-    from engine.evaluate.entities.report import format_pairs
-    from engine.evaluate.entities.score import score
 
     ref, _ = read_transcript(ref_path)
     report.cancel.raise_if_cancelled()
@@ -131,8 +133,6 @@ class PassageRun:
 
 def evaluate_passages(run_paths: Sequence[str], qrels_path: str, units: str, report: JobReport) -> PassageRun:
     """Every passage-retrieval measure of each run against the judgements; t-tests when there are several runs."""
-    from engine.evaluate.passages import compare, comparison_table, evaluate_run, read_qrels, read_run
-    from engine.search import config
 
     qrels = read_qrels(qrels_path)
     evaluations = []

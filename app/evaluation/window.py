@@ -67,6 +67,7 @@ class EvaluationWindow(QWidget):
     def _panel(pool: TaskPool, title: str, package: str, purpose: str) -> QWidget:
         if not engine_available(package):
             return Placeholder(title, package, purpose)
+        # lazy: a panel is built only when its engine package is in this build
         if package == "engine.segment":
             from app.evaluation.segmentation_panel import SegmentationPanel
 

@@ -8,8 +8,6 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.errors import ModelError
-
 
 @dataclass(frozen=True)
 class Word:
@@ -62,20 +60,3 @@ class Transcriber(Protocol):
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
         """Consume ``blocks`` (each shape (n,), int16) lazily; yield one list of words per utterance."""
         ...
-
-
-def load_transcriber(spec: ModelSpec) -> Transcriber:
-    """Load the engine named by ``spec``; raises ModelError if it cannot."""
-    if spec.engine == "vosk":
-        from engine.asr.vosk_engine import VoskTranscriber
-
-        return VoskTranscriber(spec)
-    if spec.engine == "whisper":
-        from engine.asr.whisper_engine import WhisperTranscriber
-
-        return WhisperTranscriber(spec)
-    if spec.engine == "pocketsphinx":
-        from engine.asr.sphinx_engine import SphinxTranscriber
-
-        return SphinxTranscriber(spec)
-    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected whisper, vosk or pocketsphinx)")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from engine.asr.base import ModelSpec
 from engine.index.store import Store
 from engine.paths import default_db_path
+from models.manager import ModelManager
 
 
 def positive_int(text: str) -> int:
@@ -32,7 +34,6 @@ def open_store(args: argparse.Namespace, *, writing: bool = False) -> Store:
     Without ``writing``, an index that cannot be written (full disk, read-only
     file or media) is opened read-only, so it can still be listed and searched.
     """
-    import sys
 
     path = open_db_path(args)
     store = Store(path) if writing else Store.for_reading(path)
@@ -50,6 +51,5 @@ def interrupted_note(job: dict[str, Any]) -> str:
 
 def resolve_model(name: str | None) -> ModelSpec:
     """The speech model to use: the named one, the user's default, or the embedded one."""
-    from models.manager import ModelManager
 
     return ModelManager().resolve(name)

@@ -11,22 +11,30 @@ in the index.
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
+from engine.cli.common import open_store, positive_int
+from engine.entities import config
+from engine.entities.spans import TYPE_ELEMENT
+from engine.entities.tagger import load_tagger, model_path
+from engine.entities.tagger.conll import evaluate_spans, find_conll_files, read_conll
+from engine.entities.tagger.model import train_tagger
 from engine.errors import NotFoundError
+from engine.evaluate.entities.align import MODES, unmatched_units
+from engine.evaluate.entities.mapping import MAPPINGS
+from engine.evaluate.entities.readers import FORMATS, read_transcript, transcript_from_index, with_entities
+from engine.evaluate.entities.report import format_pairs, format_table
+from engine.evaluate.entities.score import score
 
 log = logging.getLogger("earshot.entities")
 
 
 def register(subparsers) -> None:
-    from engine.entities import config
-    from engine.evaluate.entities.align import MODES
-    from engine.evaluate.entities.mapping import MAPPINGS
-    from engine.evaluate.entities.readers import FORMATS
-
     parser = subparsers.add_parser("entities", help="named entities: score against a reference, tag, train")
     parser.set_defaults(func=lambda args: _help(parser))
     sub = parser.add_subparsers(dest="entities_command", metavar="SUBCOMMAND", parser_class=type(parser))
@@ -70,8 +78,6 @@ def _help(parser) -> int:
 
 
 def _non_negative(text: str) -> int:
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
@@ -82,18 +88,10 @@ def _non_negative(text: str) -> int:
 
 
 def _positive(text: str) -> int:
-    from engine.cli.common import positive_int
-
     return positive_int(text)
 
 
 def _score(args) -> int:
-    from engine.entities.tagger import load_tagger
-    from engine.evaluate.entities.align import unmatched_units
-    from engine.evaluate.entities.readers import read_transcript, with_entities
-    from engine.evaluate.entities.report import format_pairs, format_table
-    from engine.evaluate.entities.score import score
-
     ref_path = Path(args.ref)
     if not ref_path.is_file():
         raise NotFoundError(f"{args.ref}: no such reference file")
@@ -122,9 +120,6 @@ def _score(args) -> int:
 
 
 def _hyp_from_index(args):
-    from engine.cli.common import open_store
-    from engine.evaluate.entities.readers import transcript_from_index
-
     store = open_store(args)
     try:
         try:
@@ -137,10 +132,6 @@ def _hyp_from_index(args):
 
 
 def _tag(args) -> int:
-    import sys
-
-    from engine.entities.tagger import load_tagger
-
     if args.file == "-":
         text = sys.stdin.read()
     else:
@@ -160,7 +151,6 @@ def _tag(args) -> int:
 
 def markup(words: list[str], spans) -> str:
     """Words with MUC mark-up around the entities."""
-    from engine.entities.spans import TYPE_ELEMENT
 
     opens = {s.first_word: s for s in spans}
     closes = {s.last_word: s for s in spans}
@@ -176,12 +166,6 @@ def markup(words: list[str], spans) -> str:
 
 
 def _train(args) -> int:
-    import time
-
-    from engine.entities.tagger import model_path
-    from engine.entities.tagger.conll import evaluate_spans, find_conll_files, read_conll
-    from engine.entities.tagger.model import train_tagger
-
     files = find_conll_files(args.conll_dir)
     lower = not args.keep_case
     train = read_conll(files["train"], lower=lower)

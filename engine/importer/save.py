@@ -6,6 +6,7 @@ import hashlib
 import itertools
 from pathlib import Path
 
+from engine.audio.decode import probe
 from engine.errors import ParameterError
 from engine.importer.captions import Captions, read_captions
 from engine.index.store import NewRecording, Store, StoryRow, WordRow
@@ -71,7 +72,6 @@ def import_transcript(store: Store, path: str | Path, *, audio: str | Path | Non
         raise ParameterError(f"{path}: no words in the timed text")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if audio is not None:
-        from engine.audio.decode import probe
 
         info = probe(audio)
         target, size = info.path, info.size_bytes

@@ -23,6 +23,7 @@ from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
 from engine.index.store import NewRecording, Store, WordRow
+from engine.ingest.pool import WorkerPool
 from engine.ingest.transcribe import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
 from engine.search.index import index_passages
@@ -216,8 +217,6 @@ class IngestJob:
         outcome.message = f"{outcome.path}: moved from {same['path']}; the index now points here (recording {same['id']})"
 
     def _recognise(self, store: Store, todo: list[FileOutcome]) -> None:
-        from engine.ingest.pool import WorkerPool
-
         by_task = dict(enumerate(todo))
         queued = list(by_task)
         running: set[int] = set()

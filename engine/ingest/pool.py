@@ -16,14 +16,18 @@ import os
 import queue
 import signal
 import threading
+import time
 import traceback
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 from typing import Any
 
 from engine.asr.base import ModelSpec
+from engine.asr.loader import load_transcriber
 from engine.audio.decode import AudioInfo
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import EarshotError
+from engine.ingest.transcribe import transcribe_file
 
 log = logging.getLogger("earshot.ingest")
 
@@ -38,8 +42,6 @@ def _exit_with_parent() -> None:
         return
 
     def watch() -> None:
-        from multiprocessing.connection import wait
-
         wait([parent.sentinel])
         os._exit(1)
 
@@ -48,14 +50,10 @@ def _exit_with_parent() -> None:
 
 def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None) -> None:
     """Body of one worker process."""
-    import time
 
     # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent()
-
-    from engine.asr.base import load_transcriber
-    from engine.ingest.transcribe import transcribe_file
 
     try:
         transcriber = load_transcriber(spec)

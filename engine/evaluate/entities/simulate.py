@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.entities.spans import Transcript
-from engine.evaluate.entities.pronounce import _cmu_entries, shared_lexicon
+from engine.entities.tagger.gazetteer import load_gazetteers
+from engine.evaluate.entities.pronounce import PHONES, _cmu_entries, shared_lexicon
 
 #: Share of errors by kind: substitution, deletion, insertion, split.
 ERROR_MIX = (0.6, 0.2, 0.12, 0.08)
@@ -26,8 +27,6 @@ class _Index:
 
 @functools.cache
 def _index() -> _Index:
-    from engine.entities.tagger.gazetteer import load_gazetteers
-
     zipf = load_gazetteers().zipf  # recognizers make errors with words they know: common ones
     by_sound: dict[tuple[str, int], list[str]] = defaultdict(list)
     by_pron: dict[str, str] = {}
@@ -69,7 +68,6 @@ def corrupt(ref: Transcript, wer: float, rng: np.random.Generator) -> Transcript
             kind = 0
         if kind == 0:
             phones = lex.phones(w)
-            from engine.evaluate.entities.pronounce import PHONES
 
             key = (PHONES[phones[0]] if len(phones) else "AH", max(len(phones) + int(rng.integers(-1, 2)), 1))
             pool = idx.by_sound.get(key) or idx.by_sound.get((key[0], len(phones))) or [w + "S"]
@@ -88,8 +86,6 @@ def corrupt(ref: Transcript, wer: float, rng: np.random.Generator) -> Transcript
 
 
 def _split(word: str, lex, idx: _Index) -> list[str] | None:
-    from engine.evaluate.entities.pronounce import PHONES
-
     phones = [PHONES[p] for p in lex.phones(word)]
     for cut in range(2, len(phones) - 1):
         a, b = idx.by_pron.get(" ".join(phones[:cut])), idx.by_pron.get(" ".join(phones[cut:]))

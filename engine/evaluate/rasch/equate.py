@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from engine.errors import ParameterError
 from engine.evaluate.rasch import config
@@ -237,7 +238,6 @@ def quadratic_trend(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     cov = rss / df * np.linalg.pinv(design.T @ design)
     se = float(np.sqrt(cov[2, 2]))
     t = float(beta[2] / se) if se > 0 else float("inf")
-    from scipy import stats  # imported here: scipy.stats is slow to import and only this needs it
 
     p = float(2.0 * stats.t.sf(abs(t), df))
     return {"intercept": float(beta[0]), "linear": float(beta[1]), "quadratic": float(beta[2]),

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from engine.errors import ParameterError
 from engine.evaluate.rasch import _kernels as kernels
@@ -589,8 +591,6 @@ def _check_connected(matrix: ResponseMatrix, row_state: np.ndarray, col_state: n
     sub = matrix.responses[np.ix_(rows, cols)]
     if (sub != MISSING).all():
         return
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
 
     r, c = np.nonzero(sub != MISSING)
     n_r, n_c = len(rows), len(cols)
@@ -622,8 +622,6 @@ def _check_estimable(matrix: ResponseMatrix, row_state: np.ndarray, col_state: n
     is answered right only by systems that answered every question of another
     group right, and the two groups drift apart without end.
     """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
 
     rows = np.flatnonzero(row_state != kernels.OFF)
     cols = np.flatnonzero(col_state != kernels.OFF)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import gaussian_kde
 
 from engine.errors import EarshotError
 from engine.evaluate.rasch import config
@@ -206,7 +207,7 @@ def draw_anchors(data: dict[str, Any], path: str | Path) -> Path:
 
 def _figure(width: float, height: float, ncols: int = 1):
     try:
-        from matplotlib.figure import Figure
+        from matplotlib.figure import Figure  # lazy: matplotlib only when a figure is drawn
     except ImportError:  # pragma: no cover - depends on the installation
         raise EarshotError("plots need matplotlib (pip install matplotlib), or run without plots") from None
     fig = Figure(figsize=(width, height), dpi=110)
@@ -233,7 +234,6 @@ def _identity(ax, x: np.ndarray, y: np.ndarray) -> None:
 def _kde(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
     if values.size < 2 or np.ptp(values) == 0:
         return np.zeros_like(grid)
-    from scipy.stats import gaussian_kde
 
     return gaussian_kde(values)(grid)
 

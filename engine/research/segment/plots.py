@@ -16,6 +16,7 @@ from engine.errors import EarshotError
 
 def _figure(rows: int = 1, height: float = 3.2):
     try:
+        # lazy: matplotlib only when a figure is drawn
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - depends on the environment
