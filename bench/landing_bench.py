@@ -23,9 +23,6 @@ Run: ``.venv/bin/python -m bench.landing_bench [--quick]``.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import tempfile
 import time
 from collections import Counter
@@ -35,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.common import RESULTS, SHARED, machine, write_result
 from engine.evaluate.collection import (
     SourceRecording,
     Topic,
@@ -50,9 +48,6 @@ from engine.search import ModelParams, search
 from engine.search import config as search_config
 from engine.search.text import terms
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results"
-SHARED = REPO.parent / "shared" / "data"
 DEPTH = 100
 RELEVANT_COSINE = 0.5
 
@@ -168,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     topics = make_topics(news, prefix="N")
     relevant = relevant_stories(news, topics)
     report: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": machine(),
         "date": time.strftime("%Y-%m-%d %H:%M"), "topics": len(topics), "recordings": len(news),
         "words": sum(len(r.words) for r in news),
         "relevant_median": float(np.median([len(v) for v in relevant.values()])), "results": {},
@@ -177,10 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for with_stories, label in ((True, "Story boundaries from the captions"), (False, "No story boundaries")):
         print(label, flush=True)
         report["results"][label] = measure(news, topics, relevant, with_stories=with_stories, folder=folder)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     suffix = "-quick" if args.quick else ""
-    (RESULTS / f"landing{suffix}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    (RESULTS / f"landing{suffix}.md").write_text(markdown(report), encoding="utf-8")
+    write_result(f"landing{suffix}", report, markdown(report))
     print((RESULTS / f"landing{suffix}.md").read_text())
     return 0
 

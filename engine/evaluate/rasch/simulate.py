@@ -6,6 +6,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.evaluate.rasch import config
+from engine.evaluate.rasch.estimate import RaschFit
 from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
 
 
@@ -59,3 +60,19 @@ def paper_shaped_measures(n_systems: int, n_questions: int, *, rng: np.random.Ge
     means = np.array([m for _, m, _ in config.PAPER_QUESTION_MIX])[part]
     sds = np.array([s for _, _, s in config.PAPER_QUESTION_MIX])[part]
     return abilities, rng.normal(means, sds)
+
+
+def recovery(fit: RaschFit, truth: np.ndarray, facet: str) -> tuple[float, float, float]:
+    """How well ``fit`` recovered the true measures of ``facet`` (``"systems"`` or ``"questions"``).
+
+    ``truth`` : float (n,), logits, one per system or question. Only measured entries count,
+    both sides centred (the origin of the scale is arbitrary). Returns the RMSE (logits), the
+    Pearson r and the share of errors within ``COVERAGE_Z`` standard errors.
+    """
+    results = getattr(fit, facet)
+    keep = results.measured
+    est = results.measure[keep] - results.measure[keep].mean()
+    true = truth[keep] - truth[keep].mean()
+    err = est - true
+    return (float(np.sqrt(np.mean(err**2))), float(np.corrcoef(est, true)[0, 1]),
+            float(np.mean(np.abs(err) <= config.COVERAGE_Z * results.se[keep])))

@@ -8,18 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from engine.evaluate.rasch import config, fit_rasch, paper_shaped_measures, simulate_responses
-
-
-def _recovery(fit, truth, facet):
-    """RMSE, r and SE coverage of the estimated entries, both sides centred (the origin is arbitrary)."""
-    results = getattr(fit, facet)
-    keep = results.measured
-    est = results.measure[keep] - results.measure[keep].mean()
-    true = truth[keep] - truth[keep].mean()
-    err = est - true
-    return (float(np.sqrt(np.mean(err**2))), float(np.corrcoef(est, true)[0, 1]),
-            float(np.mean(np.abs(err) <= config.COVERAGE_Z * results.se[keep])))
+from engine.evaluate.rasch import fit_rasch, paper_shaped_measures, simulate_responses
+from engine.evaluate.rasch.simulate import recovery
 
 
 @pytest.mark.parametrize(
@@ -32,13 +22,13 @@ def _recovery(fit, truth, facet):
     ],
     ids=["paper-shape", "paper-shape-20pct-missing", "400x1000"],
 )
-def test_parameter_recovery(rng, n_systems, n_questions, missing, limits):
+def test_parameterrecovery(rng, n_systems, n_questions, missing, limits):
     abilities, difficulties = paper_shaped_measures(n_systems, n_questions, rng=rng)
     matrix = simulate_responses(abilities, difficulties, rng=rng, missing_rate=missing)
     fit = fit_rasch(matrix)
     assert fit.converged
     for facet, truth in (("questions", difficulties), ("systems", abilities)):
-        rmse, r, coverage = _recovery(fit, truth, facet)
+        rmse, r, coverage = recovery(fit, truth, facet)
         max_rmse, min_r, (low, high) = limits[facet]
         assert rmse < max_rmse, (facet, rmse)
         assert r > min_r, (facet, r)
@@ -55,7 +45,7 @@ def test_coverage_over_replications(rng):
         abilities, difficulties = paper_shaped_measures(67, 490, rng=rng)
         fit = fit_rasch(simulate_responses(abilities, difficulties, rng=rng))
         for facet, truth in (("questions", difficulties), ("systems", abilities)):
-            covered[facet].append(_recovery(fit, truth, facet)[2])
+            covered[facet].append(recovery(fit, truth, facet)[2])
     assert 0.935 <= np.mean(covered["questions"]) <= 0.975, covered
     assert 0.90 <= np.mean(covered["systems"]) <= 0.985, covered
 
