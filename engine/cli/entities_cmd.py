@@ -22,14 +22,14 @@ from engine.cli.common import open_store, positive_int
 from engine.entities import config
 from engine.entities.spans import TYPE_ELEMENT
 from engine.entities.tagger import load_tagger, model_path
-from engine.entities.tagger.conll import evaluate_spans, find_conll_files, read_conll
-from engine.entities.tagger.model import train_tagger
 from engine.errors import NotFoundError
 from engine.evaluate.entities.align import MODES, unmatched_units
 from engine.evaluate.entities.mapping import MAPPINGS
 from engine.evaluate.entities.readers import FORMATS, read_transcript, transcript_from_index, with_entities
 from engine.evaluate.entities.report import format_pairs, format_table
 from engine.evaluate.entities.score import score
+from engine.research.entities.conll import evaluate_spans, find_conll_files, read_conll
+from engine.research.entities.train import train_tagger
 
 log = logging.getLogger("earshot.entities")
 

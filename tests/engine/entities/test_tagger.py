@@ -8,9 +8,10 @@ import pytest
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger import load_tagger, tag_words
 from engine.entities.tagger._kernels import _viterbi
-from engine.entities.tagger.conll import evaluate_spans, find_conll_files, read_conll
 from engine.entities.tagger.gazetteer import fold_token, load_gazetteers
-from engine.entities.tagger.model import PerceptronTagger, allowed_transitions, decode_bio, train_tagger
+from engine.entities.tagger.model import PerceptronTagger, allowed_transitions, decode_bio
+from engine.research.entities.conll import evaluate_spans, find_conll_files, read_conll
+from engine.research.entities.train import train_tagger
 
 from . import naive
 
@@ -98,7 +99,7 @@ def test_perceptron_learns_and_round_trips(rng, tmp_path):
     model = train_tagger(train, epochs=3, min_count=1)
     test = _synthetic_docs(rng, 10)
     pred = [model.tag(w) for w, _ in test]
-    from engine.entities.tagger.conll import Document
+    from engine.research.entities.conll import Document
 
     result = evaluate_spans([Document(w, s) for w, s in test], pred, ("PERSON", "LOCATION"))
     assert result["overall"]["f"] > 0.95
