@@ -13,14 +13,24 @@ from engine.paths import default_db_path
 from models.manager import ModelManager
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str, minimum: int, wanted: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    return _whole_number(text, 1, "at least 1")
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    return _whole_number(text, 0, "0 or more")
 
 
 def open_db_path(args: argparse.Namespace) -> Path:

@@ -11,14 +11,13 @@ in the index.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import sys
 import time
 from pathlib import Path
 
-from engine.cli.common import open_store, positive_int
+from engine.cli.common import non_negative_int, open_store, positive_int
 from engine.entities import config
 from engine.entities.spans import TYPE_ELEMENT
 from engine.entities.tagger import load_tagger, model_path
@@ -44,7 +43,7 @@ def register(subparsers) -> None:
     score.add_argument("--hyp", required=True, metavar="HYP",
                        help="hypothesis: marked-up text, .ctm, .trn, or a recording in the index")
     score.add_argument("--align", choices=MODES, default="phonetic", help="lexeme alignment (default phonetic)")
-    score.add_argument("--tolerance", type=_non_negative, default=config.DEFAULT_TOLERANCE, metavar="N",
+    score.add_argument("--tolerance", type=non_negative_int, default=config.DEFAULT_TOLERANCE, metavar="N",
                        help=f"extent tolerance in aligned words (default {config.DEFAULT_TOLERANCE})")
     score.add_argument("--mapping", choices=MAPPINGS, default="optimal", help="entity mapping (default optimal)")
     score.add_argument("--muc", action="store_true", help="MUC mode: type and text (extent+content), tolerance 0")
@@ -66,7 +65,7 @@ def register(subparsers) -> None:
     train = sub.add_parser("train", help="train a statistical tagger on CoNLL-format data")
     train.add_argument("conll_dir", metavar="CONLL_DIR", help="folder with train (and test) files, CoNLL-2003 layout")
     train.add_argument("--out", required=True, metavar="NAME", help="model name (or path ending in .npz)")
-    train.add_argument("--epochs", type=_positive, default=config.PERCEPTRON_EPOCHS, metavar="N",
+    train.add_argument("--epochs", type=positive_int, default=config.PERCEPTRON_EPOCHS, metavar="N",
                        help=f"passes over the data (default {config.PERCEPTRON_EPOCHS})")
     train.add_argument("--keep-case", action="store_true", help="do not lower-case the training text")
     train.set_defaults(func=_train)
@@ -75,20 +74,6 @@ def register(subparsers) -> None:
 def _help(parser) -> int:
     parser.print_help()
     return 2
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    return positive_int(text)
 
 
 def _score(args) -> int:
