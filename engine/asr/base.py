@@ -8,6 +8,9 @@ from typing import Protocol
 
 import numpy as np
 
+# What a model folder is and which engine reads it: models/ finds the folder, the engine loads it.
+from models.records import ModelSpec as ModelSpec
+
 
 @dataclass(frozen=True)
 class Word:
@@ -28,26 +31,6 @@ class Word:
     def shown(self) -> str:
         """What a reader sees: ``display``, else ``text``."""
         return self.display or self.text
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """Which engine and model folder to load.
-
-    Attributes
-    ----------
-    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
-    name : the model's name as the model manager lists it.
-    path : the model folder.
-    language : language code, e.g. ``"en"`` or ``"ko"``.
-    note : a hint for the user (e.g. that a better model can be downloaded).
-    """
-
-    engine: str
-    name: str
-    path: str
-    language: str = ""
-    note: str = ""
 
 
 class Transcriber(Protocol):
