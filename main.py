@@ -10,12 +10,12 @@ from pathlib import Path
 
 def run(argv: list[str]) -> int:
     if argv[:1] == ["--self-test"]:
-        from engine.selftest import run_self_test
+        from engine.selftest import run_self_test  # lazy: main.py loads only what the run needs
 
         return run_self_test()
     if argv[:1] == ["--gui-smoke-test"]:
         return gui_smoke_test()
-    from engine.cli.main import UsageError, build_parser, main
+    from engine.cli.main import UsageError, build_parser, main  # lazy: a GUI start needs no parser
 
     if any(a in ("-h", "--help") for a in argv):
         return main(argv)
@@ -29,7 +29,7 @@ def run(argv: list[str]) -> int:
         print("earshot: no display to open the desktop app on (DISPLAY and WAYLAND_DISPLAY are unset); "
               "run a command instead (earshot --help lists them)", file=sys.stderr)
         return 1
-    from app.main_window import run_gui
+    from app.main_window import run_gui  # lazy: a command never loads Qt
 
     return run_gui([sys.argv[0]], Path(known.db).absolute() if known.db else None)
 
@@ -43,10 +43,10 @@ def has_display() -> bool:
 
 def gui_smoke_test() -> int:
     """Open the main window and quit as soon as the event loop runs: 0 if a window was shown."""
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QTimer  # lazy: a command never loads Qt
     from PySide6.QtWidgets import QApplication
 
-    from app.main_window import run_gui
+    from app.main_window import run_gui  # lazy: a command never loads Qt
 
     app = QApplication([sys.argv[0]])
     QTimer.singleShot(0, lambda: app.exit(0 if any(w.isVisible() for w in app.topLevelWidgets()) else 3))

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from app.tasks import Task, TaskPool
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.ingest.job import FileOutcome, IngestJob, expand_paths
 from engine.jobs import JobReport, JobState
 from models.manager import ModelManager

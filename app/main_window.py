@@ -37,8 +37,11 @@ from app.settings_dialog import SettingsDialog
 from app.tasks import TaskPool
 from engine.errors import EarshotError
 from engine.export import FORMATS
+from engine.importer import import_transcript, matching_audio
 from engine.jobs import JobState
 from engine.library import LibraryReader, LibraryRow, SearchHit
+from engine.logs import setup_logging
+from engine.selftest import SAMPLE
 from engine.storage.store import Store
 
 #: Coalesce library refreshes while files finish (ms).
@@ -296,8 +299,6 @@ class MainWindow(QMainWindow):
         db_path = self.db_path
 
         def run(report: object) -> int:
-            from engine.importer import import_transcript, matching_audio
-
             with Store(db_path) as store:
                 for name in files:
                     import_transcript(store, name, audio=matching_audio(name))
@@ -313,7 +314,6 @@ class MainWindow(QMainWindow):
 
     def add_sample(self) -> None:
         """Ingest the short sample recording that ships with the application."""
-        from engine.selftest import SAMPLE
 
         if not SAMPLE.is_file():
             self.show_message(f"The sample recording is missing ({SAMPLE})")
@@ -451,7 +451,6 @@ class _SpaceForControls(QObject):
 
 def run_gui(argv: list[str], db_path: Path | None = None) -> int:
     """Start the application; returns its exit code."""
-    from engine.logs import setup_logging
 
     app = QApplication.instance() or QApplication(argv)
     app.setApplicationName("Earshot")

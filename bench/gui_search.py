@@ -17,18 +17,15 @@ Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_search [--hours 2
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results"
-CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path(tempfile.gettempdir()) / "earshot-bench"))
+from bench.common import CACHE, REPO, use_bench_folders, write_result
+
 QUERIES = ("the", "government", "minister said", "rain", "fuel costs", "bridge", "people were", "council")
 WORDS_PER_MINUTE = 150
 
@@ -125,16 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hours", type=float, default=200.0)
     args = ap.parse_args(argv)
-    os.environ.setdefault("EARSHOT_DATA_DIR", str(CACHE / "gui-search-data"))
-    os.environ.setdefault("EARSHOT_CACHE_DIR", str(CACHE / "gui-search-cache"))
+    use_bench_folders("gui-search")
     db = CACHE / f"gui-search-{args.hours:g}h.sqlite"
     if not db.exists():
         print(f"building a {args.hours:g}-hour synthetic library: {db}", flush=True)
         build_library(db, args.hours)
     result = {"hours": args.hours, "words": int(args.hours * 60 * WORDS_PER_MINUTE), "search": time_queries(db),
               "typing": typing_stall(db), "cpus": os.cpu_count()}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "gui_search.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     lines = [f"# Search on a {args.hours:g}-hour library ({result['words']:,} words)", "",
              "Latency of :meth:`LibraryReader.search` (engine hot-spot search, 100 hits), ms:", "",
              "| filter | full queries p50 | p95 | max | every typed prefix p50 | p95 | max |",
@@ -146,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", f"Typing {len(QUERIES)} queries in the GUI (a key every 60 ms, a pause after each): longest UI "
               f"stall {t['longest_stall_ms']} ms, {t['stalls_over_50ms']} stalls over 50 ms, "
               f"{t['answers_shown']} answers shown.", ""]
-    (RESULTS / "gui_search.md").write_text("\n".join(lines), encoding="utf-8")
+    write_result("gui_search", result, "\n".join(lines))
     print("\n".join(lines))
     return 0
 

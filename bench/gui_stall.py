@@ -17,7 +17,6 @@ Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_stall [--minutes 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -25,9 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results"
-CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path(tempfile.gettempdir()) / "earshot-bench"))
+from bench.common import CACHE, use_bench_folders, write_result
+
 QUERIES = ("rain", "minister", "water", "police", "government", "market", "people")
 
 
@@ -36,8 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args(argv)
-    os.environ.setdefault("EARSHOT_DATA_DIR", str(CACHE / "gui-stall-data"))
-    os.environ.setdefault("EARSHOT_CACHE_DIR", str(CACHE / "gui-stall-cache"))
+    use_bench_folders("gui-stall")
 
     from tools.broadcast import build_broadcast
 
@@ -48,9 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     result = measure(wav, args.workers)
     result.update(platform=platform.platform(), python=sys.version.split()[0], cpus=os.cpu_count(),
                   qpa=os.environ.get("QT_QPA_PLATFORM", "xcb"), minutes=args.minutes)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "gui_stall.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    (RESULTS / "gui_stall.md").write_text(_markdown(result), encoding="utf-8")
+    write_result("gui_stall", result, _markdown(result))
     print(_markdown(result))
     return 0
 

@@ -4,7 +4,7 @@ Collection: the NewsScape caption days in ../shared/data/newsscape (several chan
 days, so most stories air more than once, next to teasers, promos and other stories sharing their
 words), cut into ~30-minute recordings and indexed through Store.save_recording + index_passages,
 once with the captions' story boundaries and once without. Topics: every story of >= 60 words,
-queried by its rarest headline words (engine.search.collection.make_topics). Relevant: the topic's
+queried by its rarest headline words (engine.evaluate.collection.make_topics). Relevant: the topic's
 story and every other story whose term counts have cosine >= RELEVANT_COSINE with it (its other
 airings); every other story holding a query word is a near miss.
 
@@ -23,9 +23,6 @@ Run: ``.venv/bin/python -m bench.landing_bench [--quick]``.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import tempfile
 import time
 from collections import Counter
@@ -35,10 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.evaluate.passages import Judgement, evaluate_run
-from engine.search import ModelParams, search
-from engine.search import config as search_config
-from engine.search.collection import (
+from bench.common import RESULTS, SHARED, machine, write_result
+from engine.evaluate.collection import (
     SourceRecording,
     Topic,
     doc_id,
@@ -47,12 +42,12 @@ from engine.search.collection import (
     newsscape_recordings,
     run_rows,
 )
+from engine.evaluate.passages import Judgement, evaluate_run
+from engine.search import ModelParams, search
+from engine.search import config as search_config
 from engine.search.text import terms
 from engine.storage.store import Store
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results"
-SHARED = REPO.parent / "shared" / "data"
 DEPTH = 100
 RELEVANT_COSINE = 0.5
 
@@ -168,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     topics = make_topics(news, prefix="N")
     relevant = relevant_stories(news, topics)
     report: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": machine(),
         "date": time.strftime("%Y-%m-%d %H:%M"), "topics": len(topics), "recordings": len(news),
         "words": sum(len(r.words) for r in news),
         "relevant_median": float(np.median([len(v) for v in relevant.values()])), "results": {},
@@ -177,10 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for with_stories, label in ((True, "Story boundaries from the captions"), (False, "No story boundaries")):
         print(label, flush=True)
         report["results"][label] = measure(news, topics, relevant, with_stories=with_stories, folder=folder)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     suffix = "-quick" if args.quick else ""
-    (RESULTS / f"landing{suffix}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    (RESULTS / f"landing{suffix}.md").write_text(markdown(report), encoding="utf-8")
+    write_result(f"landing{suffix}", report, markdown(report))
     print((RESULTS / f"landing{suffix}.md").read_text())
     return 0
 

@@ -16,7 +16,6 @@ sizes small enough to finish, and figures are quoted as ratios.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 import time
@@ -25,14 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.entities import markup  # noqa: E402
-from engine.entities.score import score  # noqa: E402
-from engine.entities.simulate import corrupt  # noqa: E402
+from bench.common import write_result
+from engine.evaluate.entities import markup
+from engine.evaluate.entities.score import score
+from engine.evaluate.entities.simulate import corrupt
 
-RESULTS = ROOT / "bench" / "results"
 TYPES = ("PERSON", "LOCATION", "ORGANIZATION")
 
 
@@ -104,8 +102,6 @@ def main(argv: list[str] | None = None) -> int:
     result = {"date": datetime.now().isoformat(timespec="seconds"), "machine": platform.platform(),
               "python": platform.python_version(), "rows": rows,
               "untimed_scoring": scoring}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "markup.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = ["| words | entities | read (s) | count-from-start peer (s) | peer / now |", "|---:|---:|---:|---:|---:|"]
     for r in rows:
         peer = f"{r['peer_seconds']:.2f}" if "peer_seconds" in r else "not run (quadratic)"
@@ -114,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", f"An untimed {scoring['words']:,}-word SGML reference against a 20% WER hypothesis: read in "
               f"{scoring['read_seconds']:.1f} s (with simulating the hypothesis), scored (phonetic alignment) in "
               f"{scoring['score_seconds']:.1f} s; target 10 s in all."]
-    (RESULTS / "markup.md").write_text("\n".join(lines) + "\n")
+    write_result("markup", result, "\n".join(lines) + "\n", indent=2)
     print("\n".join(lines))
     return 0
 

@@ -35,12 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.rasch import (  # noqa: E402
+from bench.common import REPO, SHARED, write_result
+from engine.evaluate.rasch import (
     ResponseMatrix,
-    config,
     fit_rasch,
     fit_statistics,
     paper_shaped_measures,
@@ -48,9 +47,9 @@ from engine.rasch import (  # noqa: E402
     simulate_responses,
     write_matrix,
 )
+from engine.evaluate.rasch.simulate import recovery
 
-SHARED = ROOT.parent / "shared" / "data" / "rasch"
-RESULTS = ROOT / "bench" / "results"
+RASCH_DATA = SHARED / "rasch"
 SEED = 2003  # TREC 2002 results came out in 2003
 
 #: (systems, questions, timing repeats, recovery replications full/quick, run girth full/quick, target seconds)
@@ -77,25 +76,15 @@ def _timed(fn, repeats: int) -> tuple[float, float, object]:
     return best_wall, best_cpu, result
 
 
-def _recovery(fit, truth: np.ndarray, facet: str) -> tuple[float, float, float]:
-    results = getattr(fit, facet)
-    keep = results.measured
-    est = results.measure[keep] - results.measure[keep].mean()
-    true = truth[keep] - truth[keep].mean()
-    err = est - true
-    return (float(np.sqrt(np.mean(err**2))), float(np.corrcoef(est, true)[0, 1]),
-            float(np.mean(np.abs(err) <= config.COVERAGE_Z * results.se[keep])))
-
-
 def first_call_seconds() -> float:
     """A fresh process's first fit (kernels loaded from numba's cache, or compiled)."""
     import subprocess
 
     code = ("import time, numpy as np; t=time.perf_counter(); "
-            "from engine.rasch import fit_rasch, ResponseMatrix; "
+            "from engine.evaluate.rasch import fit_rasch, ResponseMatrix; "
             "fit_rasch(ResponseMatrix.from_array([[1,0,1],[0,1,1],[1,1,0],[0,0,1]])); "
             "print(time.perf_counter()-t)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     return float(out.stdout.strip())
 
 
@@ -112,8 +101,8 @@ def bench_shape(n: int, m: int, repeats: int, replications: int, with_girth: boo
         if k:
             abilities, difficulties = paper_shaped_measures(n, m, rng=rng)
             fit = fit_rasch(simulate_responses(abilities, difficulties, rng=rng))
-        stats["questions"].append(_recovery(fit, difficulties, "questions"))
-        stats["systems"].append(_recovery(fit, abilities, "systems"))
+        stats["questions"].append(recovery(fit, difficulties, "questions"))
+        stats["systems"].append(recovery(fit, abilities, "systems"))
     row["replications"] = replications
     for facet, values in stats.items():
         a = np.array(values)
@@ -159,16 +148,16 @@ def bench_csv(n: int = 10_000, m: int = 1_000) -> dict:
 
 
 def bench_kct() -> dict | None:
-    if not (SHARED / "kct_responses.csv").is_file():
+    if not (RASCH_DATA / "kct_responses.csv").is_file():
         return None
-    with (SHARED / "kct_responses.csv").open() as fh:
+    with (RASCH_DATA / "kct_responses.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     items = [f"I{j:02d}" for j in range(1, 19)]
     matrix = ResponseMatrix.from_array([[int(r[c]) for c in items] for r in rows],
                                        systems=[r["person_id"] for r in rows], questions=items)
 
     def table(name):
-        with (SHARED / name).open() as fh:
+        with (RASCH_DATA / name).open() as fh:
             recs = list(csv.DictReader(fh))
         return {k: np.array([float(r[k]) for r in recs])
                 for k in ("MEASURE", "ERROR", "IN.MSQ", "IN.ZSTD", "OUT.MSQ", "OUT.ZSTD")}
@@ -264,9 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(row), flush=True)
     report["csv"] = bench_csv()
     report["kct"] = bench_kct()
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "rasch.json").write_text(json.dumps(report, indent=1) + "\n")
-    (RESULTS / "rasch.md").write_text(markdown(report) + "\n")
+    write_result("rasch", report, markdown(report) + "\n")
     print(markdown(report))
     return 0
 

@@ -1,7 +1,7 @@
 """Passage search: quality of the six models and two peers on a data-derived test collection, and
 speed at 1,000 hours.
 
-Quality: the Lee articles and NewsScape caption days as recordings (engine/search/collection.py),
+Quality: the Lee articles and NewsScape caption days as recordings (engine/evaluate/collection.py),
 indexed through Store.save_recording + index_passages, once with the source's story boundaries in
 the stories table and once without. Every story of >= 60 words is a topic (query: its rarest
 headline words; judged: the story, sentence by sentence). Runs of 100 passages per topic from
@@ -20,9 +20,7 @@ Run: ``.venv/bin/python -m bench.search_bench [--quick] [--words 9000000] [--ski
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import tempfile
 import time
 from collections.abc import Sequence
@@ -31,16 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.evaluate.passages import (
-    Judgement,
-    Retrieved,
-    compare,
-    comparison_table,
-    evaluate_run,
-    halve_passages,
-)
-from engine.search import MODELS, search
-from engine.search.collection import (
+from bench.common import RESULTS, SHARED, machine, write_result
+from engine.evaluate.collection import (
     SourceRecording,
     Topic,
     doc_id,
@@ -52,13 +42,19 @@ from engine.search.collection import (
     perturbed_copy,
     run_rows,
 )
+from engine.evaluate.passages import (
+    Judgement,
+    Retrieved,
+    compare,
+    comparison_table,
+    evaluate_run,
+    halve_passages,
+)
+from engine.search import MODELS, search
 from engine.search.text import fts_match, terms
 from engine.storage.passages import PassageIndex
 from engine.storage.store import Store
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results"
-SHARED = REPO.parent / "shared" / "data"
 DEPTH = 100
 PEERS = ("fts5", "bm25s")
 
@@ -307,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     recordings = lee + news
     topics = make_topics(lee, prefix="L") + make_topics(news, prefix="N")
     report: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": machine(),
         "date": time.strftime("%Y-%m-%d %H:%M"), "bm25s_version": bm25s.__version__, "quality": {},
     }
     folder = Path(tempfile.mkdtemp(prefix="earshot-search-bench-"))
@@ -320,10 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         news_topics = [t for t in topics if t.id.startswith("N")]
         queries = [t.query for t in news_topics] + [" ".join(t.query.split()[:2]) for t in news_topics[:80]]
         report["scale"] = scale(news, queries, words=300_000 if args.quick else args.words, folder=folder)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     suffix = "-quick" if args.quick else ""
-    (RESULTS / f"search{suffix}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    (RESULTS / f"search{suffix}.md").write_text(markdown(report), encoding="utf-8")
+    write_result(f"search{suffix}", report, markdown(report))
     print((RESULTS / f"search{suffix}.md").read_text())
     return 0
 

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.segment_bench import c99_starts, nltk_scores, texttiling_starts  # noqa: E402
 from engine.asr.base import Word  # noqa: E402
-from engine.segment.evaluate import evenly_spaced_starts  # noqa: E402
+from engine.evaluate.segmentation import evenly_spaced_starts  # noqa: E402
 from engine.segment.text import Transcript, read_corpus  # noqa: E402
 
 NEWSSCAPE = ROOT.parent / "shared" / "data" / "newsscape"
@@ -66,7 +66,8 @@ def transcribe(wav: Path, sample_rate: int) -> tuple[list, np.ndarray, np.ndarra
     """PocketSphinx words, the detectors' X-DURATION and transcribed flags (same blocks as in ingest); CPU seconds."""
     import pocketsphinx
 
-    from engine.asr.base import ModelSpec, load_transcriber
+    from engine.asr.base import ModelSpec
+    from engine.asr.loader import load_transcriber
     from engine.audio.decode import iter_pcm_blocks
     from engine.detect import AudioAnalyzer
 
@@ -165,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (NEWSSCAPE / HELD_OUT_DAY).is_file():
         print(f"skipped: {NEWSSCAPE / HELD_OUT_DAY} is absent", file=sys.stderr)
         return 0
+    from engine.research.segment.fit import train_model
     from engine.segment.features import XDuration
-    from engine.segment.model import train_model
     from engine.segment.segmenter import segment_words
     from tools.broadcast import build_broadcast, load_truth
 
@@ -250,10 +251,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool) -> int:
     """The same broadcast through faster-whisper: the recogniser-text models against the peers."""
+    from engine.research.segment.fit import train_model
+    from engine.research.segment.gap_rule import fit_gap_threshold
     from engine.segment import config
     from engine.segment.features import PUNCTUATED_FEATURES, XDuration
-    from engine.segment.model import train_model
-    from engine.segment.rules import fit_gap_threshold, gap_rule_starts
+    from engine.segment.rules import gap_rule_starts
     from engine.segment.segmenter import segment_words
     from engine.segment.text import sentence_starts_from_display
 

@@ -44,23 +44,20 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.segment import config  # noqa: E402
-from engine.segment.evaluate import evenly_spaced_starts, half_mean_story_length, score_documents  # noqa: E402
-from engine.segment.experiments import (  # noqa: E402
+from bench.common import RESULTS, SHARED, write_result
+from engine.evaluate.segmentation import evenly_spaced_starts, half_mean_story_length, score_documents
+from engine.research.segment.experiments import (
     hmm_starts,
     hmm_starts_matching,
     leave_one_out,
     lee_folds,
     penalty_sweep,
 )
-from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, Coherence  # noqa: E402
-from engine.segment.text import read_corpus, read_lee_articles  # noqa: E402
-
-SHARED = ROOT.parent / "shared" / "data"
-RESULTS = ROOT / "bench" / "results"
+from engine.segment import config
+from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, Coherence
+from engine.segment.text import read_corpus, read_lee_articles
 
 #: C99 is quadratic in sentences (and uts loops in Python): long days go in windows of this many sentences.
 C99_WINDOW_SENTENCES = 200
@@ -393,7 +390,7 @@ def main(argv=None) -> int:
     import nltk
     import uts
 
-    from engine.segment.model import train_model
+    from engine.research.segment.fit import train_model
 
     results: dict = {
         "machine": f"{platform.machine()}, {platform.python_version()}",
@@ -441,9 +438,7 @@ def main(argv=None) -> int:
     if args.peer_cache:
         args.peer_cache.write_text(json.dumps(_PEER_CACHE), encoding="utf-8")
     results["speed"] = speed(newsscape, default_model)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "segment.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
-    (RESULTS / "segment.md").write_text(markdown(results), encoding="utf-8")
+    write_result("segment", results, markdown(results), indent=2)
     plot_det(results, RESULTS / "segment_det.png")
     print(markdown(results))
     return 0

@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.segment_bench import (  # noqa: E402
+from bench.common import SHARED, write_result
+from bench.segment_bench import (
     _PEER_CACHE,
     C99_WINDOW_SENTENCES,
     c99_starts,
@@ -37,17 +37,15 @@ from bench.segment_bench import (  # noqa: E402
     nltk_scores,
     texttiling_starts,
 )
-from engine.segment import config  # noqa: E402
-from engine.segment.evaluate import evenly_spaced_starts  # noqa: E402
-from engine.segment.experiments import hmm_starts, nested_leave_one_out  # noqa: E402
-from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES  # noqa: E402
-from engine.segment.model import train_model  # noqa: E402
-from engine.segment.rules import enforce_min_length, fit_gap_threshold, gap_rule_starts  # noqa: E402
-from engine.segment.segmenter import segment_transcript  # noqa: E402
-from engine.segment.text import read_corpus  # noqa: E402
-
-SHARED = ROOT.parent / "shared" / "data"
-RESULTS = ROOT / "bench" / "results"
+from engine.evaluate.segmentation import evenly_spaced_starts
+from engine.research.segment.experiments import hmm_starts, nested_leave_one_out
+from engine.research.segment.fit import train_model
+from engine.research.segment.gap_rule import fit_gap_threshold
+from engine.segment import config
+from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
+from engine.segment.rules import enforce_min_length, gap_rule_starts
+from engine.segment.segmenter import segment_transcript
+from engine.segment.text import read_corpus
 
 HMM = "HMM, paper's features, fitted weights"
 HMM_SENT = "HMM + SENTENCE-START, fitted weights"
@@ -216,9 +214,7 @@ def main(argv=None) -> int:
     results["targets"] = targets(results)
     if args.peer_cache:
         args.peer_cache.write_text(json.dumps(_PEER_CACHE), encoding="utf-8")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "segment_heldout.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
-    (RESULTS / "segment_heldout.md").write_text(markdown(results), encoding="utf-8")
+    write_result("segment_heldout", results, markdown(results), indent=2)
     print(markdown(results))
     return 0
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import search as engine_search
+from engine.search.config import SNIPPET_MARKS
 from engine.storage.store import Store
 
 #: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
@@ -217,7 +218,6 @@ def _event_label(row: dict[str, Any]) -> str:
 
 def _snippet_html(snippet: str) -> str:
     """The engine marks query words with SNIPPET_MARKS; escape the rest and make the marks bold."""
-    from engine.search.config import SNIPPET_MARKS
 
     opening, closing = SNIPPET_MARKS
     text = html.escape(snippet, quote=False)

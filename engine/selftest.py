@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,7 @@ def _check_sample(run: _Run) -> str:
 
 def _check_data_folder(run: _Run) -> str:
     """The user data folder exists (it is created on first use), is writable and is not inside the app."""
-    from engine.paths import data_dir
+    from engine.paths import data_dir  # in the stage: a broken build fails this stage, not the whole self-test
 
     folder = data_dir().resolve()
     app = _app_folder()
@@ -143,7 +144,11 @@ def _check_model(run: _Run) -> str:
 
     The embedded Whisper model's files must match their pinned SHA-256.
     """
-    from models.discover import embedded_model, embedded_whisper, verify_embedded_whisper
+    from models.discover import (  # in the stage: a broken build fails this stage, not the whole self-test
+        embedded_model,
+        embedded_whisper,
+        verify_embedded_whisper,
+    )
     from models.manager import ModelManager
 
     spec = ModelManager().resolve(None)
@@ -165,7 +170,7 @@ def _check_model(run: _Run) -> str:
 
 def _check_ingest(run: _Run) -> str:
     """Ingest through worker processes; the transcript must resemble the reference."""
-    from engine.ingest import IngestJob
+    from engine.ingest import IngestJob  # in the stage: a broken build fails this stage, not the whole self-test
     from engine.jobs import JobState
 
     if run.spec is None or not run.reference:
@@ -271,7 +276,7 @@ def _check_passages(run: _Run) -> str:
         if not blocks:
             raise _StageFailed("the index has no passage blocks for the sample: ingest does not call "
                                "engine.search.index_passages yet")
-        from engine.search import search
+        from engine.search import search  # in the stage: a broken build fails this stage, not the whole self-test
 
         detail = _found_where_spoken(run, lambda term: [
             (h.start, h.end) for h in search(store, term, limit=10) if h.recording_id == run.recording_id
@@ -319,14 +324,14 @@ def _check_kernels(run: _Run) -> str:
     if not any(cache.glob("selftest.*.nbi")):
         raise _StageFailed(f"numba wrote no cache index in {cache}")
     how = "loaded from the cache" if sum(stats.cache_hits.values()) else "compiled and cached"
-    import numba
+    import numba  # in the stage: a broken build fails this stage, not the whole self-test
 
     return f"numba {numba.__version__}: kernel {how} in {cache}"
 
 
 def _check_libraries(run: _Run) -> str:
     """The native libraries the app loads on demand: PyAV, webrtcvad, librosa (numba), vosk."""
-    import av
+    import av  # in the stage: a broken build fails this stage, not the whole self-test
     import librosa
     import vosk
     import webrtcvad
@@ -450,8 +455,6 @@ def _app_folder() -> Path:
 
 
 def _version(distribution: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version(distribution)
     except PackageNotFoundError:

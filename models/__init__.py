@@ -4,9 +4,8 @@ This package never imports Qt or ``app`` (an import-linter contract in
 ``pyproject.toml`` enforces it).
 """
 
-from engine.asr.base import ModelSpec
 from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
 from models.manager import ModelManager
-from models.records import InstalledModel
+from models.records import InstalledModel, ModelSpec
 
 __all__ = ["CATALOGUE", "RECOMMENDED", "CatalogueEntry", "InstalledModel", "ModelManager", "ModelSpec", "find_entry"]

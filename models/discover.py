@@ -72,7 +72,7 @@ def _package_folder(module_name: str) -> Path | None:
 def embedded_model() -> InstalledModel | None:
     """The PocketSphinx US-English model shipped in the ``pocketsphinx`` package, if it is there and whole."""
     try:
-        import pocketsphinx
+        import pocketsphinx  # optional: the embedded model is there only with the package
     except ImportError:
         return None
     folder = Path(pocketsphinx.get_model_path()) / "en-us"

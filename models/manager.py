@@ -18,7 +18,6 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from engine.asr.base import ModelSpec
 from engine.errors import ModelError, NotFoundError, ParameterError
 from engine.jobs import JobReport
 from engine.paths import models_dir
@@ -34,6 +33,7 @@ from models.records import (
     SETTINGS_NAME,
     Engine,
     InstalledModel,
+    ModelSpec,
     folder_size,
     now_iso,
     read_json,

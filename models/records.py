@@ -17,8 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.asr.base import ModelSpec
-
 Engine = Literal["whisper", "vosk", "pocketsphinx"]
 Source = Literal["download", "linked", "package", "embedded"]
 
@@ -26,6 +24,26 @@ MANIFEST_NAME = "earshot-model.json"
 LINK_SUFFIX = ".link.json"
 SETTINGS_NAME = "settings.json"
 RECORD_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which engine and model folder to load.
+
+    Attributes
+    ----------
+    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
+    name : the model's name as the model manager lists it.
+    path : the model folder.
+    language : language code, e.g. ``"en"`` or ``"ko"``.
+    note : a hint for the user (e.g. that a better model can be downloaded).
+    """
+
+    engine: str
+    name: str
+    path: str
+    language: str = ""
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -336,7 +336,7 @@ def _evaluate(app, evaluation, demo: Path) -> None:  # type: ignore[no-untyped-d
         _wait(app, lambda: passages.run.task is None, 120)
     rasch = panels.get("Rasch measurement")
     if rasch is not None and hasattr(rasch, "matrix"):
-        from engine.rasch import simulate_responses, write_matrix
+        from engine.evaluate.rasch import simulate_responses, write_matrix
 
         rng = np.random.default_rng(7)
         matrix = simulate_responses(rng.normal(0.5, 1.0, 25), rng.normal(0.0, 1.3, 120), rng=rng)

@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str] | None = None) -> int:
     from engine.errors import EarshotError
+    from engine.research.segment.fit import train_model
     from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, XDuration
-    from engine.segment.model import train_model
     from engine.segment.text import read_corpus
     from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_PATH, PUNCTUATED_MODEL_NAME
 

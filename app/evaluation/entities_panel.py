@@ -19,7 +19,7 @@ from app import dialogs
 from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
-from engine.evaluate.runs import EntityOptions, EntityRun, score_entities
+from engine.research.runs import EntityOptions, EntityRun, score_entities
 
 TRANSCRIPT_FILTER = "Transcripts (*.txt *.sgml *.stm *.trn *.ctm);;All files (*)"
 _COUNT_HEADERS = ("component", "correct", "substituted", "deleted", "inserted", "precision", "recall", "F", "SER")

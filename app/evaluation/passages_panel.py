@@ -10,7 +10,7 @@ from app import dialogs
 from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
-from engine.evaluate.runs import PassageRun, evaluate_passages
+from engine.research.runs import PassageRun, evaluate_passages
 
 RUN_FILTER = "Runs and judgements (*.run *.txt *.qrels *.tsv);;All files (*)"
 

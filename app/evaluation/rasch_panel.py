@@ -10,7 +10,7 @@ from app import dialogs
 from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
-from engine.evaluate.runs import RaschRun, fit_matrix
+from engine.research.runs import RaschRun, fit_matrix
 
 MATRIX_FILTER = "Response matrices (*.csv *.tsv *.txt);;All files (*)"
 _FACET_HEADERS = ("id", "status", "score", "count", "measure", "SE", "infit MSQ", "infit ZSTD", "outfit MSQ",

@@ -11,7 +11,7 @@ from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from app.widgets import cell_text
-from engine.evaluate.runs import SegmentationRun, evaluate_segmentation
+from engine.research.runs import SegmentationRun, evaluate_segmentation
 from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 TRANSCRIPT_FILTER = "Transcripts with story markers (*.txt3 *.txt);;All files (*)"

@@ -15,10 +15,10 @@ from app.tasks import TaskPool
 
 #: Tabs: title, engine package it needs, what it will do.
 PANELS = (
-    ("Story segmentation", "engine.segment", "score story boundaries (TDT cost, Pk, WindowDiff)"),
-    ("Rasch measurement", "engine.rasch", "place systems and questions on one logit scale"),
-    ("Named entities", "engine.entities", "score entity tagging (precision, recall, F by type) on files you pick"),
-    ("Passage retrieval", "engine.search", "score passage retrieval runs against judgements"),
+    ("Story segmentation", "engine.evaluate.segmentation", "score story boundaries (TDT cost, Pk, WindowDiff)"),
+    ("Rasch measurement", "engine.evaluate.rasch", "place systems and questions on one logit scale"),
+    ("Named entities", "engine.evaluate.entities", "score entity tagging (precision, recall, F by type) on files you pick"),
+    ("Passage retrieval", "engine.evaluate.passages", "score passage retrieval runs against judgements"),
 )
 
 
@@ -67,19 +67,20 @@ class EvaluationWindow(QWidget):
     def _panel(pool: TaskPool, title: str, package: str, purpose: str) -> QWidget:
         if not engine_available(package):
             return Placeholder(title, package, purpose)
-        if package == "engine.segment":
+        # lazy: a panel is built only when its engine package is in this build
+        if package == "engine.evaluate.segmentation":
             from app.evaluation.segmentation_panel import SegmentationPanel
 
             return SegmentationPanel(pool)
-        if package == "engine.rasch":
+        if package == "engine.evaluate.rasch":
             from app.evaluation.rasch_panel import RaschPanel
 
             return RaschPanel(pool)
-        if package == "engine.entities":
+        if package == "engine.evaluate.entities":
             from app.evaluation.entities_panel import EntitiesPanel
 
             return EntitiesPanel(pool)
-        if package == "engine.search":
+        if package == "engine.evaluate.passages":
             from app.evaluation.passages_panel import PassagesPanel
 
             return PassagesPanel(pool)

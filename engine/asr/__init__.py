@@ -1,5 +1,6 @@
 """Speech recognition behind one interface: Whisper (the embedded default), Vosk or PocketSphinx."""
 
-from engine.asr.base import ModelSpec, Transcriber, Word, load_transcriber
+from engine.asr.base import ModelSpec, Transcriber, Word
+from engine.asr.loader import load_transcriber
 
 __all__ = ["ModelSpec", "Transcriber", "Word", "load_transcriber"]

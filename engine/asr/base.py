@@ -8,7 +8,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.errors import ModelError
+# What a model folder is and which engine reads it: models/ finds the folder, the engine loads it.
+from models.records import ModelSpec as ModelSpec
 
 
 @dataclass(frozen=True)
@@ -32,26 +33,6 @@ class Word:
         return self.display or self.text
 
 
-@dataclass(frozen=True)
-class ModelSpec:
-    """Which engine and model folder to load.
-
-    Attributes
-    ----------
-    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
-    name : the model's name as the model manager lists it.
-    path : the model folder.
-    language : language code, e.g. ``"en"`` or ``"ko"``.
-    note : a hint for the user (e.g. that a better model can be downloaded).
-    """
-
-    engine: str
-    name: str
-    path: str
-    language: str = ""
-    note: str = ""
-
-
 class Transcriber(Protocol):
     """Streams 16 kHz mono int16 blocks in, word-timed utterances out."""
 
@@ -62,20 +43,3 @@ class Transcriber(Protocol):
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
         """Consume ``blocks`` (each shape (n,), int16) lazily; yield one list of words per utterance."""
         ...
-
-
-def load_transcriber(spec: ModelSpec) -> Transcriber:
-    """Load the engine named by ``spec``; raises ModelError if it cannot."""
-    if spec.engine == "vosk":
-        from engine.asr.vosk_engine import VoskTranscriber
-
-        return VoskTranscriber(spec)
-    if spec.engine == "whisper":
-        from engine.asr.whisper_engine import WhisperTranscriber
-
-        return WhisperTranscriber(spec)
-    if spec.engine == "pocketsphinx":
-        from engine.asr.sphinx_engine import SphinxTranscriber
-
-        return SphinxTranscriber(spec)
-    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected whisper, vosk or pocketsphinx)")

@@ -31,7 +31,7 @@ class SphinxTranscriber:
     engine = "pocketsphinx"
 
     def __init__(self, spec: ModelSpec) -> None:
-        from pocketsphinx import Decoder, Endpointer
+        from pocketsphinx import Decoder, Endpointer  # lazy: native library, loaded only with a model
 
         folder = Path(spec.path)
         hmm, lm, dic = folder / "en-us", folder / "en-us.lm.bin", folder / "cmudict-en-us.dict"

@@ -19,7 +19,7 @@ class VoskTranscriber:
     engine = "vosk"
 
     def __init__(self, spec: ModelSpec) -> None:
-        import vosk
+        import vosk  # lazy: native library, loaded only with a model
 
         vosk.SetLogLevel(-1)
         path = Path(spec.path)

@@ -77,7 +77,7 @@ class WhisperTranscriber:
         if missing:
             raise ModelError(f"{spec.name}: Whisper model in {folder} lacks {', '.join(missing)}")
         try:
-            from faster_whisper import WhisperModel
+            from faster_whisper import WhisperModel  # lazy: CTranslate2 and onnxruntime load in seconds
 
             self._model = WhisperModel(
                 str(folder), device="cpu", compute_type="int8", local_files_only=True,

@@ -3,22 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from engine.asr.base import ModelSpec
 from engine.paths import default_db_path
 from engine.storage.store import Store
+from models.manager import ModelManager
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str, minimum: int, wanted: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    return _whole_number(text, 1, "at least 1")
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    return _whole_number(text, 0, "0 or more")
 
 
 def open_db_path(args: argparse.Namespace) -> Path:
@@ -32,7 +44,6 @@ def open_store(args: argparse.Namespace, *, writing: bool = False) -> Store:
     Without ``writing``, an index that cannot be written (full disk, read-only
     file or media) is opened read-only, so it can still be listed and searched.
     """
-    import sys
 
     path = open_db_path(args)
     store = Store(path) if writing else Store.for_reading(path)
@@ -50,6 +61,5 @@ def interrupted_note(job: dict[str, Any]) -> str:
 
 def resolve_model(name: str | None) -> ModelSpec:
     """The speech model to use: the named one, the user's default, or the embedded one."""
-    from models.manager import ModelManager
 
     return ModelManager().resolve(name)

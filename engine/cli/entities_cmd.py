@@ -14,19 +14,26 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
+from engine.cli.common import non_negative_int, open_store, positive_int
+from engine.entities import config
+from engine.entities.spans import TYPE_ELEMENT
+from engine.entities.tagger import load_tagger, model_path
 from engine.errors import NotFoundError
+from engine.evaluate.entities.align import MODES, unmatched_units
+from engine.evaluate.entities.mapping import MAPPINGS
+from engine.evaluate.entities.readers import FORMATS, read_transcript, transcript_from_index, with_entities
+from engine.evaluate.entities.report import format_pairs, format_table
+from engine.evaluate.entities.score import score
+from engine.research.entities.conll import evaluate_spans, find_conll_files, read_conll
+from engine.research.entities.train import train_tagger
 
 log = logging.getLogger("earshot.entities")
 
 
 def register(subparsers) -> None:
-    from engine.entities import config
-    from engine.entities.align import MODES
-    from engine.entities.mapping import MAPPINGS
-    from engine.entities.readers import FORMATS
-
     parser = subparsers.add_parser("entities", help="named entities: score against a reference, tag, train")
     parser.set_defaults(func=lambda args: _help(parser))
     sub = parser.add_subparsers(dest="entities_command", metavar="SUBCOMMAND", parser_class=type(parser))
@@ -36,7 +43,7 @@ def register(subparsers) -> None:
     score.add_argument("--hyp", required=True, metavar="HYP",
                        help="hypothesis: marked-up text, .ctm, .trn, or a recording in the index")
     score.add_argument("--align", choices=MODES, default="phonetic", help="lexeme alignment (default phonetic)")
-    score.add_argument("--tolerance", type=_non_negative, default=config.DEFAULT_TOLERANCE, metavar="N",
+    score.add_argument("--tolerance", type=non_negative_int, default=config.DEFAULT_TOLERANCE, metavar="N",
                        help=f"extent tolerance in aligned words (default {config.DEFAULT_TOLERANCE})")
     score.add_argument("--mapping", choices=MAPPINGS, default="optimal", help="entity mapping (default optimal)")
     score.add_argument("--muc", action="store_true", help="MUC mode: type and text (extent+content), tolerance 0")
@@ -58,7 +65,7 @@ def register(subparsers) -> None:
     train = sub.add_parser("train", help="train a statistical tagger on CoNLL-format data")
     train.add_argument("conll_dir", metavar="CONLL_DIR", help="folder with train (and test) files, CoNLL-2003 layout")
     train.add_argument("--out", required=True, metavar="NAME", help="model name (or path ending in .npz)")
-    train.add_argument("--epochs", type=_positive, default=config.PERCEPTRON_EPOCHS, metavar="N",
+    train.add_argument("--epochs", type=positive_int, default=config.PERCEPTRON_EPOCHS, metavar="N",
                        help=f"passes over the data (default {config.PERCEPTRON_EPOCHS})")
     train.add_argument("--keep-case", action="store_true", help="do not lower-case the training text")
     train.set_defaults(func=_train)
@@ -69,31 +76,7 @@ def _help(parser) -> int:
     return 2
 
 
-def _non_negative(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    from engine.cli.common import positive_int
-
-    return positive_int(text)
-
-
 def _score(args) -> int:
-    from engine.entities.align import unmatched_units
-    from engine.entities.readers import read_transcript, with_entities
-    from engine.entities.report import format_pairs, format_table
-    from engine.entities.score import score
-    from engine.entities.tagger import load_tagger
-
     ref_path = Path(args.ref)
     if not ref_path.is_file():
         raise NotFoundError(f"{args.ref}: no such reference file")
@@ -122,9 +105,6 @@ def _score(args) -> int:
 
 
 def _hyp_from_index(args):
-    from engine.cli.common import open_store
-    from engine.entities.readers import transcript_from_index
-
     store = open_store(args)
     try:
         try:
@@ -137,10 +117,6 @@ def _hyp_from_index(args):
 
 
 def _tag(args) -> int:
-    import sys
-
-    from engine.entities.tagger import load_tagger
-
     if args.file == "-":
         text = sys.stdin.read()
     else:
@@ -160,7 +136,6 @@ def _tag(args) -> int:
 
 def markup(words: list[str], spans) -> str:
     """Words with MUC mark-up around the entities."""
-    from engine.entities.spans import TYPE_ELEMENT
 
     opens = {s.first_word: s for s in spans}
     closes = {s.last_word: s for s in spans}
@@ -176,12 +151,6 @@ def markup(words: list[str], spans) -> str:
 
 
 def _train(args) -> int:
-    import time
-
-    from engine.entities.tagger import model_path
-    from engine.entities.tagger.conll import evaluate_spans, find_conll_files, read_conll
-    from engine.entities.tagger.model import train_tagger
-
     files = find_conll_files(args.conll_dir)
     lower = not args.keep_case
     train = read_conll(files["train"], lower=lower)

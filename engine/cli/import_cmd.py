@@ -6,6 +6,7 @@ import argparse
 
 from engine.cli.common import open_store
 from engine.errors import ParameterError
+from engine.importer import import_transcript, matching_audio
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,8 +20,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from engine.importer import import_transcript, matching_audio
-
     if args.audio and len(args.files) > 1:
         raise ParameterError("--audio goes with a single FILE; for several, put each recording next to its"
                              " transcript under the same name")

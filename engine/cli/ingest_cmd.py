@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from rich.progress import TaskID
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from engine.cli.common import interrupted_note, open_db_path, positive_int, resolve_model
 from engine.ingest import FileOutcome, IngestJob
@@ -41,8 +42,6 @@ class _Reporter:
         self._progress = None
         self._tasks: dict[str, TaskID] = {}
         if self.live:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._progress = Progress(
                 TextColumn("{task.description}", justify="left"), BarColumn(),

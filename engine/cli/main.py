@@ -9,12 +9,14 @@ gave wrong; :func:`main` turns it into one line on stderr and exit code 1.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from engine.errors import EarshotError
+from engine.logs import setup_logging
 
 log = logging.getLogger("earshot")
 
@@ -41,8 +43,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import importlib
-
     parser = _Parser(prog="earshot", description="Search and jump into hours of recorded speech.")
     parser.add_argument("--db", metavar="PATH", help="index file to use (default: the one in the user data folder)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
@@ -94,7 +94,6 @@ def _run(argv: Sequence[str] | None) -> int:
     except UsageError as exc:
         print(f"earshot: error: {exc}", file=sys.stderr)
         return 2
-    from engine.logs import setup_logging
 
     setup_logging(verbose=args.verbose)
     if not getattr(args, "func", None):

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.jobs import JobReport
+from models.manager import ModelManager
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("models", help="list, download, link or remove speech models")
@@ -38,7 +41,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _manager():  # type: ignore[no-untyped-def]
-    from models.manager import ModelManager
 
     return ModelManager()
 
@@ -68,8 +70,6 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from engine.jobs import JobReport
-
     mgr = _manager()
     last = [-1]
 

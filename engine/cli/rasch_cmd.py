@@ -20,8 +20,24 @@ import numpy as np
 
 from engine.cli.common import positive_int
 from engine.errors import ParameterError
-from engine.rasch import config
-from engine.rasch.errors import MatrixFileError
+from engine.evaluate.rasch import (
+    anchor_check,
+    config,
+    equate_simulation,
+    fit_rasch,
+    hits_matrix,
+    paper_shaped_measures,
+    purify,
+    read_anchors,
+    read_matrix,
+    read_qrels,
+    read_trec_run,
+    simulate_responses,
+    write_matrix,
+)
+from engine.evaluate.rasch.errors import MatrixFileError
+from engine.evaluate.rasch.files import write_json
+from engine.evaluate.rasch.report import write_equating, write_fit, write_purification
 
 log = logging.getLogger("earshot.rasch")
 
@@ -117,9 +133,6 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def fit_command(args: argparse.Namespace) -> int:
-    from engine.rasch import anchor_check, fit_rasch, read_matrix
-    from engine.rasch.report import write_fit
-
     matrix = read_matrix(args.matrix, layout=args.layout)
     anchors = _anchors_for(args.anchors, matrix)
     _positive(args.convergence, "--convergence")
@@ -134,8 +147,6 @@ def fit_command(args: argparse.Namespace) -> int:
 
 
 def misfit_command(args: argparse.Namespace) -> int:
-    from engine.rasch import fit_rasch, read_matrix
-
     matrix = read_matrix(args.matrix, layout=args.layout)
     anchors = _anchors_for(args.anchors, matrix)
     i = matrix.system_index(args.system)
@@ -158,9 +169,6 @@ def misfit_command(args: argparse.Namespace) -> int:
 
 
 def purify_command(args: argparse.Namespace) -> int:
-    from engine.rasch import purify, read_matrix
-    from engine.rasch.report import write_purification
-
     matrix = read_matrix(args.matrix, layout=args.layout)
     result = purify(matrix, max_outfit=args.max_outfit, per_round=args.per_round)
     out = Path(args.out or f"{Path(args.matrix).stem}_purify")
@@ -177,9 +185,6 @@ def purify_command(args: argparse.Namespace) -> int:
 
 
 def equate_command(args: argparse.Namespace) -> int:
-    from engine.rasch import equate_simulation, read_matrix
-    from engine.rasch.report import write_equating
-
     try:
         sizes = [int(k) for k in args.sizes.split(",") if k.strip()]
     except ValueError:
@@ -204,8 +209,6 @@ def equate_command(args: argparse.Namespace) -> int:
 
 
 def hits_command(args: argparse.Namespace) -> int:
-    from engine.rasch import hits_matrix, read_qrels, read_trec_run, write_matrix
-
     qrels = read_qrels(args.qrels)
     runs = {}
     for path in args.runs:
@@ -222,9 +225,6 @@ def hits_command(args: argparse.Namespace) -> int:
 
 
 def simulate_command(args: argparse.Namespace) -> int:
-    from engine.rasch import paper_shaped_measures, simulate_responses, write_matrix
-    from engine.rasch.files import write_json
-
     for path in (args.out, args.truth):
         if path and Path(path).is_dir():
             raise ParameterError(f"{path}: is a folder; give a file name, e.g. {Path(path) / 'simulated.csv'}")
@@ -245,7 +245,6 @@ def simulate_command(args: argparse.Namespace) -> int:
 def _anchors_for(path: str | None, matrix) -> dict[str, float]:
     if not path:
         return {}
-    from engine.rasch import read_anchors
 
     anchors = read_anchors(path)
     usable = {q: v for q, v in anchors.items() if q in set(matrix.questions)}

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from engine.cli.common import open_store, positive_int
 from engine.errors import ParameterError
-from engine.search import config
+from engine.evaluate.collection import run_rows
+from engine.evaluate.passages import compare, comparison_table, evaluate_run, read_qrels, read_run, write_run
+from engine.search import SearchFilters, config, explain, search
 from engine.timefmt import clock
 
 
@@ -65,10 +68,6 @@ def _measure_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    import sys
-
-    from engine.search import SearchFilters, explain, search
-
     with open_store(args) as store:
         recordings = tuple(int(store.recording(r)["id"]) for r in args.recording)
         filters = SearchFilters(event_types=tuple(args.event), entity=args.entity, entity_type=args.entity_type,
@@ -91,8 +90,6 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def run_eval_passages(args: argparse.Namespace) -> int:
-    from engine.evaluate.passages import evaluate_run, read_qrels, read_run
-
     ev = evaluate_run(read_run(args.run), read_qrels(args.qrels), units=args.units, n=args.n, name=Path(args.run).name)
     if args.json:
         print(json.dumps({"run": ev.name, "units": ev.units, "topics": len(ev.per_topic), "means": ev.means(),
@@ -109,8 +106,6 @@ def run_eval_passages(args: argparse.Namespace) -> int:
 
 
 def run_eval_compare(args: argparse.Namespace) -> int:
-    from engine.evaluate.passages import compare, comparison_table, evaluate_run, read_qrels, read_run
-
     qrels = read_qrels(args.qrels)
     names = [Path(r).name for r in args.runs]
     if len(set(names)) != len(names):
@@ -138,10 +133,6 @@ def run_eval_compare(args: argparse.Namespace) -> int:
 
 
 def run_eval_run(args: argparse.Namespace) -> int:
-    from engine.evaluate.passages import write_run
-    from engine.search import search
-    from engine.search.collection import run_rows
-
     topics = []
     try:
         lines = Path(args.topics).read_text(encoding="utf-8").splitlines()

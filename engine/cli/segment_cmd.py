@@ -19,7 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.cli.common import open_store
 from engine.errors import NotFoundError, ParameterError
+from engine.research.segment.experiments import leave_one_out, score
+from engine.research.segment.explain import explain
+from engine.research.segment.fit import train_model
+from engine.research.segment.plots import write_explanation
+from engine.segment import config
+from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
+from engine.segment.loader import load_model
+from engine.segment.model import Hyperparameters
+from engine.segment.segmenter import resolve_model, segment_recognised, segment_transcript, shipped_model_note
+from engine.segment.text import Transcript, read_corpus, read_transcript
+from models.segmentation import model_path
 
 log = logging.getLogger("earshot.segment")
 
@@ -87,14 +99,12 @@ def _load_transcript(rec: str, args=None):
 def _load_recording(rec: str, args=None):
     """(transcript, detector extras): for a recording in the index, the extras are its words'
     X-duration and transcribed flags, as ingest used them; for a file, none."""
-    from engine.segment.text import Transcript, read_transcript
 
     path = Path(rec)
     if path.is_file():
         return read_transcript(path), {}
     if args is None:
         raise NotFoundError(f"{rec}: no such transcript file")
-    from engine.cli.common import open_store
 
     with open_store(args) as store:
         try:
@@ -123,12 +133,6 @@ def _default_corpus() -> Path:
 
 
 def _train(args) -> int:
-    from engine.segment import config
-    from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
-    from engine.segment.model import Hyperparameters, train_model
-    from engine.segment.text import read_corpus
-    from models.segmentation import model_path
-
     transcripts = _with_story_markers(read_corpus(args.corpus), Path(args.corpus))
     total = sum(len(t.story_starts) for t in transcripts)
     if total < config.MIN_TRAINING_STORIES:
@@ -152,8 +156,6 @@ def _train(args) -> int:
 
 
 def _run(args) -> int:
-    from engine.segment.segmenter import segment_recognised, segment_transcript, shipped_model_note
-
     transcript, extras = _load_recording(args.rec, args)
     model = args.model
     if "engine" in extras:  # a recording in the index: ingest's model choice, sentence starts and story floor
@@ -185,16 +187,11 @@ def _run(args) -> int:
 
 
 def _eval(args) -> int:
-    from engine.segment.experiments import leave_one_out, score
-    from engine.segment.text import read_corpus
-    from models.segmentation import load_model
-
     corpus = Path(args.corpus) if args.corpus else _default_corpus()
     transcripts = _with_story_markers(read_corpus(corpus), corpus)
     if args.leave_one_out:
         if len(transcripts) < 2:
             raise ParameterError(f"{corpus}: leave-one-out needs at least 2 transcripts, found {len(transcripts)}")
-        from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
 
         folds = leave_one_out(transcripts, features=PUNCTUATED_FEATURES if args.sentences else DEFAULT_FEATURES)
         tested = [t for f in folds for t in f.test]
@@ -225,15 +222,11 @@ def _with_story_markers(transcripts: list, folder: Path) -> list:
 
 
 def _starts_with_penalty(model, transcript, penalty, threshold=None):
-    from engine.segment.segmenter import segment_transcript
-
     return segment_transcript(transcript, model=model, log_penalty=penalty, with_posteriors=False,
                               posterior_threshold=threshold).story_starts
 
 
 def _read_truth(path: str, n_words: int) -> np.ndarray:
-    from engine.segment.text import read_transcript
-
     file = Path(path)
     if not file.is_file():
         raise NotFoundError(f"{path}: no such truth file")
@@ -258,10 +251,6 @@ def _read_truth(path: str, n_words: int) -> np.ndarray:
 
 
 def _explain(args) -> int:
-    from engine.segment.explain import explain
-    from engine.segment.plots import write_explanation
-    from engine.segment.segmenter import resolve_model
-
     transcript = _load_transcript(args.rec, args)
     truth = _read_truth(args.truth, len(transcript))
     model = resolve_model(args.model, punctuated=transcript.sentence_starts.size > 0)

@@ -13,7 +13,7 @@ from engine.detect.classifier import SoundClassifier, detect_sounds
 from engine.detect.events import EVENT_TYPES, Detections, Event
 from engine.detect.features import FeatureExtractor, FrameFeatures, frame_features
 from engine.detect.rate import detect_rate_changes, rate_stretches, syllable_nuclei
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.detect.sounds import detect_applause, detect_laughter, detect_music
 from engine.detect.speech import detect_speech
 from engine.detect.xduration import good_words, x_duration

@@ -25,7 +25,7 @@ from engine.detect.events import Detections, Event
 from engine.detect.features import FeatureExtractor, FrameFeatures
 from engine.detect.frames import active_frames
 from engine.detect.rate import detect_rate_changes, rate_stretches, syllable_nuclei
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.detect.sounds import detect_applause, detect_laughter, detect_music, detect_noise
 from engine.detect.speech import detect_speech
 from engine.detect.xduration import good_words, inside_sounds, x_duration

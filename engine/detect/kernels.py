@@ -1,7 +1,7 @@
 """Numba kernels of the audio detectors. They check nothing; see :mod:`engine.detect.frames`
 and the detector modules for the validating wrappers.
 
-Every kernel has a slow, obvious twin in ``tests/detect/naive.py`` and a test comparing
+Every kernel has a slow, obvious twin in ``tests/engine/detect/naive.py`` and a test comparing
 the two on random inputs.
 """
 

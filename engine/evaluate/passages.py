@@ -42,6 +42,7 @@ import numpy as np
 from scipy import special, stats
 
 from engine.errors import ParameterError
+from engine.search import config
 
 UNITS = ("chars", "seconds")
 #: Seconds are counted in whole milliseconds.
@@ -344,7 +345,6 @@ def evaluate_run(run: Mapping[str, Sequence[Retrieved]], qrels: Mapping[str, Seq
     ``n`` is N of the min(N, R) measures in ``units`` (seconds for "seconds");
     default 12,000 characters or ``config.EVAL_N_SECONDS``.
     """
-    from engine.search import config
 
     if units not in UNITS:
         raise ParameterError(f"units must be one of {', '.join(UNITS)}, got {units!r}")

@@ -9,6 +9,6 @@ See :mod:`engine.importer.captions` for the formats.
 """
 
 from engine.importer.captions import FORMATS, Captions, Cue, read_captions
-from engine.importer.store import import_transcript, matching_audio
+from engine.importer.save import import_transcript, matching_audio
 
 __all__ = ["FORMATS", "Captions", "Cue", "import_transcript", "matching_audio", "read_captions"]

@@ -18,6 +18,7 @@ and the last ends with it (an SRT written back from the cues has the same times)
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,7 +139,6 @@ def _timed_text(path: Path, lines: list[str]) -> Captions:
 
 def _txt3_seconds(stamp: str) -> float:
     """Seconds since midnight of ``YYYYMMDDhhmmss.mmm`` (days counted too, for files that cross midnight)."""
-    import datetime as dt
 
     whole, _, frac = stamp.partition(".")
     moment = dt.datetime.strptime(whole, "%Y%m%d%H%M%S")

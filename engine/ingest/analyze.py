@@ -15,6 +15,8 @@ import numpy as np
 
 from engine.asr.base import Word
 from engine.detect.events import Detections
+from engine.entities.tagger import tag_words
+from engine.segment.segmenter import segment_recognised
 from engine.storage.store import EntityRow, EventRow, StoryRow
 
 log = logging.getLogger("earshot.ingest")
@@ -69,7 +71,6 @@ def segment_stories(
     form. Stories shorter than ``MIN_STORY_WORDS`` are merged into a neighbour, so search
     never ranks a fragment of a few words as a story.
     """
-    from engine.segment.segmenter import segment_recognised
 
     # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
     seg = segment_recognised(
@@ -89,7 +90,6 @@ def segment_stories(
 
 def tag_entities(texts: Sequence[str]) -> list[EntityRow]:
     """Named entities by the shipped gazetteer-and-rules tagger."""
-    from engine.entities.tagger import tag_words
 
     return [EntityRow(s.type, s.text.strip(_EDGE_PUNCTUATION), s.first_word, s.last_word, s.score)
             for s in tag_words(texts)]

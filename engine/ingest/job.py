@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress
+from engine.ingest.pool import WorkerPool
 from engine.ingest.transcribe import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
 from engine.search.passage_blocks import index_passages
@@ -217,8 +218,6 @@ class IngestJob:
         outcome.message = f"{outcome.path}: moved from {same['path']}; the index now points here (recording {same['id']})"
 
     def _recognise(self, store: Store, todo: list[FileOutcome]) -> None:
-        from engine.ingest.pool import WorkerPool
-
         by_task = dict(enumerate(todo))
         queued = list(by_task)
         running: set[int] = set()

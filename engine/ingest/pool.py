@@ -14,13 +14,16 @@ import os
 import queue
 import signal
 import threading
+import time
 import traceback
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 from typing import Any
 
 from engine.asr.base import ModelSpec
+from engine.asr.loader import load_transcriber
 from engine.audio.decode import AudioInfo
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.errors import EarshotError
 from engine.ingest.messages import (
     Done,
@@ -32,6 +35,7 @@ from engine.ingest.messages import (
     Task,
     WorkerMessage,
 )
+from engine.ingest.transcribe import transcribe_file
 
 log = logging.getLogger("earshot.ingest")
 
@@ -46,8 +50,6 @@ def _exit_with_parent() -> None:
         return
 
     def watch() -> None:
-        from multiprocessing.connection import wait
-
         wait([parent.sentinel])
         os._exit(1)
 
@@ -56,14 +58,10 @@ def _exit_with_parent() -> None:
 
 def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None) -> None:
     """Body of one worker process."""
-    import time
 
     # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent()
-
-    from engine.asr.base import load_transcriber
-    from engine.ingest.transcribe import transcribe_file
 
     try:
         transcriber = load_transcriber(spec)

@@ -14,9 +14,10 @@ from engine.audio.decode import AudioInfo, iter_pcm_blocks
 from engine.detect.analyzer import AudioAnalyzer
 from engine.detect.analyzer import analyze as run_detectors
 from engine.detect.events import Event
-from engine.detect.settings import DetectorSettings
+from engine.detect.sensitivities import DetectorSettings
 from engine.ingest.analyze import Analysis, analyze_transcript
 from engine.jobs import CancelToken
+from engine.search.segments import segment_bounds
 
 
 @dataclass
@@ -153,28 +154,3 @@ def words_outside_sounds(words: Sequence[Word], events: Sequence[Event]) -> list
     k = np.searchsorted(starts, mids, side="right") - 1
     inside = (k >= 0) & (mids < ends[np.maximum(k, 0)])
     return [w for w, bad in zip(words, inside, strict=True) if not bad]
-
-
-def segment_bounds(
-    utterances: Sequence[Sequence[Word]],
-    *,
-    max_words: int = config.SEGMENT_MAX_WORDS,
-    pause: float = config.SEGMENT_PAUSE_SECONDS,
-) -> list[tuple[int, int]]:
-    """Cut utterances into search segments of at most ``max_words`` words.
-
-    A segment also ends where the gap between two words exceeds ``pause``
-    seconds. Returns (first, last) word indices, inclusive, over the
-    concatenated words.
-    """
-    bounds: list[tuple[int, int]] = []
-    offset = 0
-    for utt in utterances:
-        first = 0
-        for i in range(1, len(utt) + 1):
-            at_end = i == len(utt)
-            if at_end or i - first >= max_words or utt[i].start - utt[i - 1].end > pause:
-                bounds.append((offset + first, offset + i - 1))
-                first = i
-        offset += len(utt)
-    return bounds

@@ -12,9 +12,9 @@ hot-spot blend and the evaluation.
 """
 
 from engine.search.config import DEFAULT_MODEL, MODELS
-from engine.search.models import ModelParams
 from engine.search.passage_blocks import index_passages, transcript_text
 from engine.search.query import Event, Hit, MatchedWord, QueryReport, SearchFilters, did_you_mean, explain, search
+from engine.search.ranking import ModelParams
 
 __all__ = [
     "DEFAULT_MODEL",

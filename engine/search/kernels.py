@@ -1,6 +1,6 @@
 """Numba kernels of passage scoring. They check nothing; the wrappers in
 :mod:`engine.search.scoring` validate shapes and values. Slow twins live in
-``tests/search/naive.py``.
+``tests/engine/search/naive.py``.
 
 Conventions: a *unit* (passage, story or variable-length span) is a half-open
 range ``[lo, hi)`` of the candidate token array; ``tok_col[i]`` is the column of

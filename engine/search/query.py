@@ -2,7 +2,7 @@
 
 1. The query's terms (stop words out) and their library-wide statistics.
 2. Candidates through SQLite FTS5 (:mod:`engine.search.candidates`).
-3. A model scores the candidate units (:mod:`engine.search.models`).
+3. A model scores the candidate units (:mod:`engine.search.ranking`).
 4. Hot-spot blend over the best units (:mod:`engine.search.hotspot`).
 5. Overlaps removed: a passage whose first half was already returned comes back
    as its second half only, so no second of audio is listed twice.
@@ -22,7 +22,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.search import config, hotspot
 from engine.search.candidates import CandidateLimits, Candidates, gather
-from engine.search.models import ModelParams, QueryStats, Ranking, rank
+from engine.search.ranking import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
 from engine.storage.passages import Filters, PassageIndex
 from engine.storage.store import Store

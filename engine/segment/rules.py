@@ -1,20 +1,18 @@
 """Simple segmenters and post-processing rules used beside the HMM.
 
 * The caption-gap rule: a story starts after every pause longer than ``T`` seconds,
-  with ``T`` chosen on training transcripts only (a held-out peer of the HMM).
+  with ``T`` chosen on training transcripts only (a held-out peer of the HMM;
+  :mod:`engine.research.segment.gap_rule` fits it).
 * A story-length floor: stories shorter than ``min_words`` are merged into a
   neighbour, so that search never sees a six-word "story".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from engine.errors import ParameterError
 from engine.segment import config
-from engine.segment.evaluate import score_documents
 from engine.segment.text import Transcript
 
 
@@ -34,18 +32,6 @@ def gap_rule_starts(transcript: Transcript, *, threshold: float) -> np.ndarray:
         raise ParameterError(f"gap threshold must be a non-negative number of seconds, got {threshold!r}")
     hits = np.flatnonzero(pauses(transcript) > threshold)
     return np.unique(np.concatenate([[0], hits])).astype(np.int64)
-
-
-def fit_gap_threshold(transcripts: Sequence[Transcript],
-                      grid: Sequence[float] = config.GRID_GAP_THRESHOLD) -> float:
-    """The pause threshold (s) of the gap rule with the lowest pooled TDT cost on ``transcripts`` (training data)."""
-    if not transcripts:
-        raise ParameterError("the gap rule needs at least one training transcript")
-    refs = [t.story_starts for t in transcripts]
-    lengths = [len(t) for t in transcripts]
-    costs = [score_documents(refs, [gap_rule_starts(t, threshold=g) for t in transcripts], lengths).tdt_cost
-             for g in grid]
-    return float(grid[int(np.argmin(costs))])
 
 
 def enforce_min_length(story_starts: np.ndarray, n_words: int, *, min_words: int,

@@ -10,8 +10,11 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.segment import config
+from engine.segment.loader import load_model
 from engine.segment.model import SegmentationModel
-from engine.segment.text import Transcript
+from engine.segment.rules import enforce_min_length, posterior_starts
+from engine.segment.text import Transcript, sentence_starts_from_display
+from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, model_for_recognizer
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,6 @@ class Segmentation:
         Of the two boundaries around a short story the one with the lower confidence goes
         (see :func:`engine.segment.rules.enforce_min_length`); ``states`` stay the decoder's.
         """
-        from engine.segment.rules import enforce_min_length
 
         kept = enforce_min_length(self.story_starts, int(self.states.shape[0]), min_words=min_words,
                                   strength=np.nan_to_num(self.confidence, nan=0.0))
@@ -66,7 +68,6 @@ def resolve_model(model: SegmentationModel | str | Path | None, *, punctuated: b
     """
     if isinstance(model, SegmentationModel):
         return model
-    from models.segmentation import PUNCTUATED_MODEL_NAME, load_model
 
     if model is None and punctuated:
         return load_model(PUNCTUATED_MODEL_NAME)
@@ -161,7 +162,6 @@ def segment_words(
     if story_starts.size == 0 or story_starts[0] != 0:
         story_starts = np.concatenate([[0], story_starts]).astype(np.int64)
     if posterior_threshold is not None:
-        from engine.segment.rules import posterior_starts
 
         posterior = resolved.boundary_posterior(bins, log_penalty=log_penalty)
         story_starts = posterior_starts(posterior, threshold=posterior_threshold)
@@ -213,7 +213,6 @@ TEXT_WITHOUT_TIMES_NOTE = (
 
 def shipped_model_note(transcript: Transcript, model: SegmentationModel | str | Path | None) -> str | None:
     """A hint for the user when a shipped model segments text that has no word times, else None."""
-    from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
     shipped = model is None or str(model) in (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME)
     return TEXT_WITHOUT_TIMES_NOTE if shipped and transcript.starts is None else None
@@ -259,8 +258,6 @@ def segment_recognised(
     ``engine``, see ``models.segmentation.model_for_recognizer``) overrides the choice.
     Stories under ``MIN_STORY_WORDS`` are merged into a neighbour.
     """
-    from engine.segment.text import sentence_starts_from_display
-    from models.segmentation import model_for_recognizer
 
     shown = [d or w for d, w in zip(displays, words, strict=True)] if displays is not None else list(words)
     sentences = sentence_starts_from_display(shown)

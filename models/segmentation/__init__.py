@@ -1,4 +1,4 @@
-"""Finds and loads story-segmentation models.
+"""Finds story-segmentation models (``engine.segment.loader`` loads them).
 
 The shipped default, ``newsscape.npz`` beside this file, was trained on four
 NewsScape channel-days of broadcast-news captions with the paper's features, for
@@ -11,10 +11,9 @@ live in ``<user data>/models/segmentation/NAME.npz``.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
-from engine.errors import ModelError, ParameterError
+from engine.errors import ParameterError
 from engine.paths import models_dir
 
 #: The model shipped with Earshot.
@@ -72,24 +71,3 @@ def model_for_recognizer(engine: str | None, *, punctuated: bool | None = None) 
     if punctuated is None:
         punctuated = engine in PUNCTUATING_RECOGNIZERS
     return PUNCTUATED_MODEL_NAME if punctuated else DEFAULT_MODEL_NAME
-
-
-def load_model(name: str | Path | None = None):
-    """Load a segmentation model by name or path; None gives the shipped default.
-
-    Raises
-    ------
-    ModelError
-        If there is no such model or it cannot be read.
-    """
-    path = model_path(name)
-    if not path.is_file():
-        raise ModelError(f"{path}: no such segmentation model")
-    return _load_cached(str(path.resolve()), path.stat().st_mtime_ns)
-
-
-@lru_cache(maxsize=4)
-def _load_cached(path: str, mtime_ns: int):
-    from engine.segment.model import SegmentationModel
-
-    return SegmentationModel.load(path)

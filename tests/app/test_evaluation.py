@@ -16,6 +16,12 @@ pytestmark = pytest.mark.gui
 NEWS = Path(__file__).resolve().parents[2] / "resources" / "news" / "en.txt"
 
 
+def needs(package: str) -> pytest.MarkDecorator:
+    """Skip unless the engine package a panel needs is in this build."""
+    return pytest.mark.skipif(not engine_available(package), reason=f"{package} is not in this build")
+
+
+
 @pytest.fixture
 def evaluation(qtbot, make_window, tmp_path: Path):  # type: ignore[no-untyped-def]
     window = make_window(tmp_path / "lib.sqlite")
@@ -29,9 +35,9 @@ def _cell(table, row: int, col: int) -> str:  # type: ignore[no-untyped-def]
     return table.item(row, col).text()
 
 
-@pytest.mark.skipif(not engine_available("engine.rasch"), reason="engine.rasch is not in this build")
+@needs("engine.evaluate.rasch")
 def test_rasch_panel_fits_a_matrix(qtbot, evaluation, tmp_path: Path, monkeypatch) -> None:
-    from engine.rasch import simulate_responses, write_matrix
+    from engine.evaluate.rasch import simulate_responses, write_matrix
 
     rng = np.random.default_rng(5)
     matrix = simulate_responses(rng.normal(0, 1, 12), rng.normal(0, 1.2, 40), rng=rng)
@@ -51,7 +57,7 @@ def test_rasch_panel_fits_a_matrix(qtbot, evaluation, tmp_path: Path, monkeypatc
     assert [s.name for s in panel.density_plot.plot.series] == ["systems", "questions"]
 
 
-@pytest.mark.skipif(not engine_available("engine.rasch"), reason="engine.rasch is not in this build")
+@needs("engine.evaluate.rasch")
 def test_rasch_panel_reports_a_bad_matrix_on_its_status_line(qtbot, evaluation, tmp_path: Path, monkeypatch) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("system,q1,q2\nA,1,7\n", encoding="utf-8")
@@ -63,7 +69,7 @@ def test_rasch_panel_reports_a_bad_matrix_on_its_status_line(qtbot, evaluation, 
     assert panel.run.run_button.isEnabled()
 
 
-@pytest.mark.skipif(not engine_available("engine.segment"), reason="engine.segment is not in this build")
+@needs("engine.evaluate.segmentation")
 def test_segmentation_panel_scores_transcripts(qtbot, evaluation, tmp_path: Path, monkeypatch) -> None:
     stories = [line for line in NEWS.read_text(encoding="utf-8").splitlines() if line.strip()]
     files = []
@@ -91,7 +97,7 @@ def test_segmentation_panel_scores_transcripts(qtbot, evaluation, tmp_path: Path
     assert panel.run.status.text().startswith("Scored 2 transcript(s) with the newsscape model. Note:")
 
 
-@pytest.mark.skipif(not engine_available("engine.entities"), reason="engine.entities is not in this build")
+@needs("engine.evaluate.entities")
 def test_entities_panel_scores_a_hypothesis(qtbot, evaluation, tmp_path: Path, monkeypatch) -> None:
     ref = tmp_path / "ref.txt"
     ref.write_text("yesterday <P>NEWT GINGRICH</P> spoke in <L>DES MOINES</L> to <O>THE RED CROSS</O>\n")
@@ -113,7 +119,7 @@ def test_entities_panel_scores_a_hypothesis(qtbot, evaluation, tmp_path: Path, m
     assert [s.name for s in panel.plot.plot.series] == ["precision", "recall", "F"]
 
 
-@pytest.mark.skipif(not engine_available("engine.search"), reason="engine.search is not in this build")
+@needs("engine.evaluate.passages")
 def test_passages_panel_scores_and_compares_runs(qtbot, evaluation, tmp_path: Path, monkeypatch) -> None:
     qrels = tmp_path / "judged.qrels"
     qrels.write_text("T1 news1 100 200 1\nT2 news2 0 500 1\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app import dialogs
-from tests.importer.test_import import SRT
+from tests.engine.importer.test_import import SRT
 
 pytestmark = pytest.mark.gui
 

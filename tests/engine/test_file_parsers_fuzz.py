@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.entities.readers import FORMATS, read_transcript
-from engine.entities.tagger.conll import read_conll
 from engine.errors import EarshotError
 from engine.evaluate import passages
-from engine.rasch import sources
-from engine.rasch.files import read_anchors, read_matrix
+from engine.evaluate.entities.readers import FORMATS, read_transcript
+from engine.evaluate.rasch import sources
+from engine.evaluate.rasch.files import read_anchors, read_matrix
+from engine.research.entities.conll import read_conll
 from engine.segment import text as segment_text
 
 #: Tokens that real files are made of, plus the ones that broke parsers before.

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.entities.spans import EntitySpan
+from engine.entities.tagger.model import PerceptronTagger
+from engine.entities.tagger.rules import RuleTagger
+from engine.paths import data_dir
 
 
 class Tagger(Protocol):
@@ -22,8 +25,6 @@ class Tagger(Protocol):
 
 @functools.cache
 def _shipped() -> Tagger:
-    from engine.entities.tagger.rules import RuleTagger
-
     return RuleTagger()
 
 
@@ -32,7 +33,6 @@ def load_tagger(model: str | Path | None = None) -> Tagger:
     the user data folder's ``models/entities`` or a path to an ``.npz`` file."""
     if model is None or str(model) == "rules":
         return _shipped()
-    from engine.entities.tagger.model import PerceptronTagger
 
     return PerceptronTagger.load(model_path(model))
 
@@ -42,7 +42,6 @@ def model_path(model: str | Path) -> Path:
     path = Path(model)
     if path.suffix == ".npz" or path.parent != Path("."):
         return path
-    from engine.paths import data_dir
 
     return data_dir() / "models" / "entities" / f"{path.name}.npz"
 

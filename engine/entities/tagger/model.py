@@ -4,19 +4,17 @@ with the rule tagger's answer and the gazetteer classes among its features."""
 from __future__ import annotations
 
 import logging
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from engine.entities import config
 from engine.entities.spans import EntitySpan
-from engine.entities.tagger._kernels import _train, _viterbi
+from engine.entities.tagger._kernels import _viterbi
 from engine.entities.tagger.features import sequence_features
-from engine.entities.tagger.gazetteer import fold_token, load_gazetteers
+from engine.entities.tagger.gazetteer import fold_token
 from engine.entities.tagger.rules import RuleTagger
-from engine.errors import ModelError, ParameterError
+from engine.errors import ModelError
 
 log = logging.getLogger("earshot.entities")
 
@@ -45,14 +43,15 @@ class PerceptronTagger:
         if not words:
             return []
         forms = [fold_token(w) for w in words]
-        ptr, idx = self._encode([sequence_features(forms, self.gaz, self.rules)])
+        ptr, idx = self.encode([sequence_features(forms, self.gaz, self.rules)])
         path = _viterbi(ptr, idx, 0, len(forms), self.W, self.T, self.allowed)
         spans = decode_bio([self.tags[k] for k in path], words)
         if self.output_types is not None:
             spans = [s for s in spans if s.type in self.output_types]
         return spans
 
-    def _encode(self, docs: Sequence[Sequence[Sequence[str]]]) -> tuple[np.ndarray, np.ndarray]:
+    def encode(self, docs: Sequence[Sequence[Sequence[str]]]) -> tuple[np.ndarray, np.ndarray]:
+        """Known feature ids of every token, CSR-style: ``ptr`` int64 (n_tokens + 1,), ``idx`` int64 (n_ids,)."""
         ptr = [0]
         idx: list[int] = []
         get = self.feature_id.get
@@ -109,52 +108,3 @@ def decode_bio(labels: Sequence[str], words: Sequence[str]) -> list[EntitySpan]:
         if lab.startswith("B-") or (lab.startswith("I-") and start is None):
             start = i
     return spans
-
-
-def bio_labels(n: int, spans: Sequence[EntitySpan]) -> list[str]:
-    labels = ["O"] * n
-    for s in spans:
-        labels[s.first_word] = "B-" + s.type
-        for k in range(s.first_word + 1, s.last_word + 1):
-            labels[k] = "I-" + s.type
-    return labels
-
-
-def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, epochs: int = config.PERCEPTRON_EPOCHS,
-                 min_count: int = config.FEATURE_MIN_COUNT, seed: int = 0,
-                 output_types: Sequence[str] | None = None,
-                 progress: Callable[[str], None] | None = None) -> PerceptronTagger:
-    """Train on (words, entities) documents; words are folded like recognizer output first."""
-    if not docs:
-        raise ParameterError("no training documents")
-    if epochs < 1:
-        raise ParameterError(f"epochs must be >= 1, got {epochs}")
-    rules = RuleTagger()
-    gaz = load_gazetteers()
-    types = sorted({s.type for _, spans in docs for s in spans})
-    tags = ["O"] + [f"{p}-{t}" for t in types for p in ("B", "I")]
-    tag_id = {t: k for k, t in enumerate(tags)}
-    feats = []
-    gold: list[int] = []
-    counts: Counter[str] = Counter()
-    for k, (words, spans) in enumerate(docs):
-        forms = [fold_token(w) for w in words]
-        f = sequence_features(forms, gaz, rules)
-        feats.append(f)
-        for fs in f:
-            counts.update(fs)
-        gold += [tag_id[lab] for lab in bio_labels(len(words), spans)]
-        if progress and (k + 1) % 200 == 0:
-            progress(f"features: {k + 1}/{len(docs)} documents")
-    features = sorted(f for f, c in counts.items() if c >= min_count)
-    model = PerceptronTagger(tags, features, np.zeros((len(features), len(tags))), np.zeros((len(tags) + 1, len(tags))),
-                             output_types)
-    ptr, idx = model._encode(feats)
-    seq_ptr = np.cumsum([0] + [len(d) for d in feats]).astype(np.int64)
-    rng = np.random.default_rng(seed)
-    orders = np.stack([rng.permutation(len(feats)) for _ in range(epochs)]).astype(np.int64)
-    if progress:
-        progress(f"training: {len(gold)} words, {len(features)} features, {epochs} passes")
-    W, T = _train(ptr, idx, seq_ptr, np.array(gold, dtype=np.int64), orders, len(features), len(tags), model.allowed)
-    model.W, model.T = np.ascontiguousarray(W), np.ascontiguousarray(T)
-    return model

@@ -12,10 +12,10 @@ import pytest
 
 from engine import config
 from engine.asr import ModelSpec, Word, load_transcriber
-from engine.asr.score import scoring_tokens, word_errors
 from engine.asr.whisper_engine import WhisperTranscriber, drop_repeats, normalise_token, quietest_cut
 from engine.audio.decode import decode_all, iter_pcm_blocks
 from engine.errors import AudioError, ModelError
+from engine.evaluate.word_errors import scoring_tokens, word_errors
 
 pytestmark = pytest.mark.slow
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.asr.base import ModelSpec, Word
+from engine.asr.base import ModelSpec
 from engine.ingest import IngestJob
-from engine.ingest.transcribe import segment_bounds
 from engine.jobs import JobState
 from engine.search import search
 from engine.storage.store import Store
@@ -153,9 +152,3 @@ def test_an_unloadable_model_fails_every_file_with_its_reason(tmp_path: Path, co
     out = _run([corpus["council"]], tmp_path / "lib.sqlite", spec)
     assert out[0].state is JobState.FAILED
     assert out[0].message.startswith("vosk-model-missing: model folder not found")
-
-
-def test_segment_bounds_split_on_length_and_pauses() -> None:
-    utt1 = [Word(i * 0.3, i * 0.3 + 0.2, 1.0, "w") for i in range(5)]
-    utt2 = [Word(10 + i * 0.3, 10.2 + i * 0.3, 1.0, "w") for i in range(3)] + [Word(20, 20.2, 1.0, "w")]
-    assert segment_bounds([utt1, utt2], max_words=3) == [(0, 2), (3, 4), (5, 7), (8, 8)]

@@ -1,0 +1,41 @@
+"""What the benchmarks share: where the repository, the shared data, the results and the
+bench cache live, the machine line every result carries, and writing a result.
+
+A benchmark run as a script (``python bench/x_bench.py``) puts the repository on
+``sys.path`` before importing this module; ``python -m bench.x_bench`` needs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+#: ``../shared/data`` beside the checkout: the Lee corpus, NewsScape days, Rasch data sets.
+SHARED = REPO.parent / "shared" / "data"
+RESULTS = REPO / "bench" / "results"
+#: Built inputs kept between runs (synthetic libraries, broadcasts).
+CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path(tempfile.gettempdir()) / "earshot-bench"))
+
+
+def machine() -> str:
+    """``"x86_64, 2 cores, Python 3.11.2"``: the line each result records beside its figures."""
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def write_result(name: str, result: dict[str, Any], table: str, *, indent: int = 1, default: Any = None) -> None:
+    """Write ``bench/results/<name>.json`` (``result``) and ``<name>.md`` (``table``, markdown)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=indent, default=default) + "\n", encoding="utf-8")
+    (RESULTS / f"{name}.md").write_text(table if table.endswith("\n") else table + "\n", encoding="utf-8")
+
+
+def use_bench_folders(name: str) -> None:
+    """Point the user data and cache folders into the bench cache (unless already set), so a
+    benchmark never writes into the user's own library."""
+    os.environ.setdefault("EARSHOT_DATA_DIR", str(CACHE / f"{name}-data"))
+    os.environ.setdefault("EARSHOT_CACHE_DIR", str(CACHE / f"{name}-cache"))

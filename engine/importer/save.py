@@ -1,0 +1,87 @@
+"""Writing an imported transcript into the index, the way ingest writes a transcribed one."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from pathlib import Path
+
+from engine.audio.decode import probe
+from engine.errors import ParameterError
+from engine.importer.captions import Captions, read_captions
+from engine.search.passage_blocks import index_passages
+from engine.storage.store import NewRecording, Store, StoryRow, WordRow
+
+#: Recorded as the recording's engine, so the library tells imported transcripts apart.
+IMPORT_ENGINE = "import"
+
+
+def caption_words(caps: Captions) -> tuple[list[WordRow], list[tuple[int, int]], list[StoryRow]]:
+    """Words (each cue's time shared equally among its words), one segment per cue, and stories.
+
+    Returns (words, segments as (first, last) word, stories as first/last word), all inclusive.
+    """
+    words: list[WordRow] = []
+    segments: list[tuple[int, int]] = []
+    cue_first: list[int] = []
+    for cue in caps.cues:
+        parts = cue.text.split()
+        cue_first.append(len(words))
+        if not parts:
+            continue
+        step = (cue.end - cue.start) / len(parts)
+        first = len(words)
+        for i, text in enumerate(parts):
+            end = cue.end if i == len(parts) - 1 else cue.start + (i + 1) * step
+            words.append(WordRow(cue.start + i * step, end, 1.0, text))
+        segments.append((first, len(words) - 1))
+    cue_first.append(len(words))
+    stories = []
+    bounds = [cue_first[k] for k in caps.story_starts] + [len(words)]
+    for a, b in itertools.pairwise(bounds):
+        if b > a:
+            stories.append(StoryRow(a, b - 1, None))
+    return words, segments, stories
+
+
+#: Suffixes of a recording that sits next to its captions under the same name.
+AUDIO_SUFFIXES = (".wav", ".mp3", ".m4a", ".mp4", ".ogg", ".opus", ".flac", ".mkv", ".webm", ".mov", ".aac")
+
+
+def matching_audio(path: str | Path) -> Path | None:
+    """The recording next to a caption file with the same name (``news.srt`` -> ``news.mp4``), if any."""
+    path = Path(path)
+    for suffix in AUDIO_SUFFIXES:
+        for candidate in (path.with_suffix(suffix), path.with_suffix(suffix.upper())):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def import_transcript(store: Store, path: str | Path, *, audio: str | Path | None = None) -> int:
+    """Read a caption file and index it as a recording; return its id.
+
+    With ``audio`` the recording is that file (so hits play it), else the caption file
+    itself (searchable, nothing to play). Replaces an earlier import or ingest of the same
+    recording path. Recording, words, segments, stories and passages go in one transaction.
+    """
+    path = Path(path)
+    caps = read_captions(path)
+    words, segments, stories = caption_words(caps)
+    if not words:
+        raise ParameterError(f"{path}: no words in the timed text")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if audio is not None:
+
+        info = probe(audio)
+        target, size = info.path, info.size_bytes
+        duration = max(info.duration, words[-1].end)
+        sr, channels, codec, container = info.sample_rate, info.channels, info.codec, info.container
+    else:
+        target, size = str(path.resolve()), path.stat().st_size
+        duration, sr, channels, codec, container = words[-1].end, 0, 0, "none", caps.format
+    return store.save_recording(NewRecording(
+        path=target, name=Path(target).name, content_hash=digest, size_bytes=size, duration=duration,
+        sample_rate=sr, channels=channels, codec=codec, container=container, engine=IMPORT_ENGINE,
+        model=f"{caps.format} captions", language="", words=words, segments=segments, stories=stories,
+    ), then=lambda rec_id: index_passages(store, rec_id))

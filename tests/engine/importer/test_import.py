@@ -1,0 +1,149 @@
+"""``import``: SRT, WebVTT, timed text and NewsScape captions become searchable recordings."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from engine.errors import ParameterError
+from engine.importer import import_transcript, read_captions
+from engine.search import search
+from engine.storage.store import Store
+from tests.fixtures.audio import espeak
+
+cli_main = importlib.import_module("engine.cli.main")
+NEWSSCAPE = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "newsscape"
+
+SRT = """1
+00:00:01,000 --> 00:00:04,250
+Floods closed the bridge in Yorkshire.
+
+2
+00:00:05,000 --> 00:00:09,500
+Engineers say the river Ouse will fall by Friday.
+
+3
+00:01:02,125 --> 00:01:03,000
+Now the weather.
+"""
+
+VTT = """WEBVTT
+
+NOTE written by hand
+
+intro
+00:01.000 --> 00:04.250 align:start
+<v Anna>Floods closed the bridge</v>
+in <c.loud>Yorkshire</c>.
+
+00:00:05.000 --> 00:00:09.500
+Engineers say the river Ouse will fall by Friday.
+"""
+
+TIMED = """[00:00:01] Floods closed the bridge in Yorkshire.
+[00:00:05.5] Engineers say the river Ouse will fall by Friday.
+1:02 Now the weather.
+"""
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_srt_round_trips_through_import_and_export(tmp_path, capsys):
+    src = _write(tmp_path, "bulletin.srt", SRT)
+    db = tmp_path / "lib.sqlite"
+    assert cli_main.main(["--db", str(db), "import", str(src)]) == 0
+    assert "imported" in capsys.readouterr().out
+    out = tmp_path / "back.srt"
+    assert cli_main.main(["--db", str(db), "export", "bulletin.srt", "--format", "srt", "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == SRT
+
+
+def test_imported_words_are_searchable_and_land_on_the_word(tmp_path):
+    with Store(tmp_path / "lib.sqlite") as store:
+        import_transcript(store, _write(tmp_path, "bulletin.srt", SRT))
+        hit = search(store, "yorkshire")[0]
+        word = hit.matches[0]
+        assert word.text == "Yorkshire."
+        assert word.end == pytest.approx(4.25) and 1.0 < word.start < 4.25  # last word of the first cue
+        assert search(store, '"river ouse"')[0].matches[0].text == "river"
+
+
+@pytest.mark.parametrize(("name", "text"), [("a.vtt", VTT), ("a.txt", TIMED)], ids=["webvtt", "timed-text"])
+def test_webvtt_and_timed_text_give_the_same_words(tmp_path, name, text):
+    caps = read_captions(_write(tmp_path, name, text))
+    assert caps.cues[0].start == 1.0
+    assert caps.cues[0].text == "Floods closed the bridge in Yorkshire."
+    assert caps.cues[1].text == "Engineers say the river Ouse will fall by Friday."
+
+
+def test_timed_text_line_lasts_until_the_next(tmp_path):
+    caps = read_captions(_write(tmp_path, "a.txt", TIMED))
+    assert [(c.start, c.end) for c in caps.cues[:2]] == [(1.0, 5.5), (5.5, 62.0)]
+
+
+def test_txt3_story_markers_become_stories(tmp_path):
+    text = ("TOP|20060613000000|demo\n"
+            "20060613000002.000|20060613000004.000|SEG_00|Type=Story start\n"
+            "20060613000002.000|20060613000004.000|CC1|FLOODS IN YORKSHIRE.\n"
+            "20060613000005.000|20060613000006.000|CC1|>> THE RIVER IS HIGH.\n"
+            "20060613000010.000|20060613000040.000|SEG_00|Type=Commercial\n"
+            "20060613000010.000|20060613000012.000|CC1|BUY NOW.\n"
+            "20060613000041.000|20060613000042.000|SEG_00|Type=Story start\n"
+            "20060613000041.000|20060613000044.000|CC1|IN SPORT TONIGHT.\n")
+    with Store(tmp_path / "lib.sqlite") as store:
+        rid = import_transcript(store, _write(tmp_path, "demo.txt3", text))
+        stories = store.stories(rid)
+        assert [(s["first_word"], s["last_word"]) for s in stories] == [(0, 6), (7, 8), (9, 11)]
+        assert stories[0]["start"] == 2.0  # seconds from the TOP line, the recording's start
+        assert search(store, "sport")[0].story_idx == 2
+
+
+@pytest.mark.slow  # over 2 s
+def test_a_newsscape_day_imports_with_its_stories(tmp_path):
+    files = sorted(NEWSSCAPE.glob("*.txt3"))
+    if not files:
+        pytest.skip(f"shared NewsScape captions absent ({NEWSSCAPE})")
+    with Store(tmp_path / "lib.sqlite") as store:
+        rid = import_transcript(store, files[0])
+        assert len(store.stories(rid)) > 10
+        assert search(store, "weather")
+
+
+def test_with_audio_the_hit_plays_the_recording(tmp_path):
+    wav = espeak("Floods closed the bridge in Yorkshire.", tmp_path / "bulletin.wav")
+    src = _write(tmp_path, "bulletin.srt", SRT)
+    db = tmp_path / "lib.sqlite"
+    assert cli_main.main(["--db", str(db), "import", str(src)]) == 0  # finds bulletin.wav next to it
+    with Store(db) as store:
+        hit = search(store, "yorkshire")[0]
+        assert hit.path == str(wav.resolve()) and hit.name == "bulletin.wav"
+
+
+@pytest.mark.parametrize(("name", "text", "error"), [
+    ("a.doc", "x", "a.doc: unknown transcript format '.doc'; expected one of .srt, .vtt, .txt, .txt3"),
+    ("a.srt", "1\n00:00:05,000 --> 00:00:01,000\nhello\n", "a.srt:2: cue ends (00:00:01,000) before it starts"
+                                                          " (00:00:05,000)"),
+    ("a.srt", "1\n00:00:0x --> 00:00:01,000\nhello\n", "a.srt:2: cannot read the cue times"
+                                                      " '00:00:0x --> 00:00:01,000'"),
+    ("a.vtt", "WEBVTT\n\n", "a.vtt: no timed text found"),
+    ("a.txt", "hello there\n", "a.txt:1: expected a line like '[00:01:02.5] text', got 'hello there'"),
+], ids=["unknown-suffix", "backwards-cue", "bad-time", "empty-vtt", "untimed-text"])
+def test_bad_files_say_why_and_leave_the_index_alone(tmp_path, capsys, name, text, error):
+    db = tmp_path / "lib.sqlite"
+    good = _write(tmp_path, "good.srt", SRT)
+    assert cli_main.main(["--db", str(db), "import", str(good)]) == 0
+    bad = _write(tmp_path, name, text)
+    with pytest.raises(ParameterError) as exc:
+        read_captions(bad)
+    assert str(exc.value) == f"{tmp_path}/{error}"
+    capsys.readouterr()
+    assert cli_main.main(["--db", str(db), "import", str(bad)]) == 1
+    assert capsys.readouterr().err.strip() == f"earshot: error: {tmp_path}/{error}"
+    with Store(db) as store:
+        assert [r["name"] for r in store.recordings()] == ["good.srt"]
