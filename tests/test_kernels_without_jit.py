@@ -18,16 +18,16 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
 
-#: The tests that compare each kernel with its twin in ``tests/<area>/naive.py``.
+#: The tests that compare each kernel with its twin in ``tests/engine/<area>/naive.py``.
 KERNEL_TESTS = (
-    "tests/detect/test_kernels.py",
-    "tests/rasch/test_kernels.py",
-    "tests/search/test_kernels.py",
-    "tests/segment/test_kernels.py",
-    "tests/entities/test_align.py",
-    "tests/entities/test_tagger.py::test_viterbi_kernel_matches_brute_force",
-    "tests/entities/test_tagger.py::test_training_kernel_matches_its_slow_twin",
-    "tests/entities/test_tagger.py::test_training_kernel_on_one_token_learns_its_tag",
+    "tests/engine/detect/test_kernels.py",
+    "tests/engine/evaluate/rasch/test_kernels.py",
+    "tests/engine/search/test_kernels.py",
+    "tests/engine/segment/test_kernels.py",
+    "tests/engine/evaluate/entities/test_align.py",
+    "tests/engine/entities/test_tagger.py::test_viterbi_kernel_matches_brute_force",
+    "tests/engine/entities/test_tagger.py::test_training_kernel_matches_its_slow_twin",
+    "tests/engine/entities/test_tagger.py::test_training_kernel_on_one_token_learns_its_tag",
 )
 
 
