@@ -22,6 +22,7 @@ import json
 import platform
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,13 +39,14 @@ from bench.segment_bench import (  # noqa: E402
     texttiling_starts,
 )
 from engine.segment import config  # noqa: E402
-from engine.segment.evaluate import evenly_spaced_starts  # noqa: E402
+from engine.segment.boundaries import BoundaryRule, fit_boundary_rule  # noqa: E402
+from engine.segment.evaluate import evenly_spaced_starts, score_documents  # noqa: E402
 from engine.segment.experiments import hmm_starts, nested_leave_one_out  # noqa: E402
 from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES  # noqa: E402
 from engine.segment.model import train_model  # noqa: E402
 from engine.segment.rules import enforce_min_length, fit_gap_threshold, gap_rule_starts  # noqa: E402
 from engine.segment.segmenter import segment_transcript  # noqa: E402
-from engine.segment.text import read_corpus  # noqa: E402
+from engine.segment.text import Transcript, read_commercial_blocks, read_corpus  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "bench" / "results"
@@ -54,6 +56,9 @@ HMM_SENT = "HMM + SENTENCE-START, fitted weights"
 FLOOR = f"HMM + SENTENCE-START, story floor {config.MIN_STORY_WORDS} words"
 GAP = "caption-gap rule (T on training days)"
 HYBRID = f"HMM + SENTENCE-START and gap rule, story floor {config.MIN_STORY_WORDS} words"
+RULE = "HMM + SENTENCE-START posterior, pauses and blocks (rule fitted on inner held-out days)"
+ORACLE = "HMM + SENTENCE-START rule at the true number of boundaries (oracle count, uses the truth)"
+HMM_ROWS = (HMM, HMM_SENT, FLOOR, HYBRID, RULE)
 MODEL_CACHE: Path | None = None
 _MODELS: dict = {}
 MEASURES = ("tdt_cost", "pk", "windowdiff")
@@ -87,6 +92,53 @@ def trained(train, features, label: str):
     return model
 
 
+_POSTERIORS: dict = {}
+
+
+def held_out_posterior(train, features, label: str, transcript: Transcript) -> np.ndarray:
+    """Start posterior of ``transcript``'s words under the model trained on ``train`` (cached like the models)."""
+    import hashlib
+
+    key = label + ":" + "+".join(sorted(t.name for t in train)) + ">" + transcript.name
+    if key not in _POSTERIORS:
+        path = None if MODEL_CACHE is None else MODEL_CACHE / f"post-{hashlib.sha1(key.encode()).hexdigest()[:16]}.npy"
+        if path is not None and path.is_file():
+            _POSTERIORS[key] = np.load(path)
+        else:
+            model = trained(train, features, label)
+            _POSTERIORS[key] = segment_transcript(transcript, model=model).boundary_posterior
+            if path is not None:
+                np.save(path, _POSTERIORS[key])
+    return _POSTERIORS[key]
+
+
+_RULES: dict = {}
+
+
+def fitted_rule(train, features, label: str) -> BoundaryRule:
+    """The boundary rule chosen on inner leave-one-day-out decodes of the training days alone.
+
+    Each training day is decoded by the model trained on the other training days, and the rule
+    must beat, on that day, the gap rule (T fitted on the other training days) and no boundary.
+    """
+    key = label + ":" + "+".join(sorted(t.name for t in train))
+    if key not in _RULES:
+        decoded = [(held_out_posterior([t for t in train if t is not inner], features, label, inner), inner)
+                   for inner in train]
+        _RULES[key] = fit_boundary_rule(decoded, peers=[inner_peers([t for t in train if t is not inner], inner)
+                                                        for _, inner in decoded])
+    return _RULES[key]
+
+
+def inner_peers(train, day: Transcript) -> np.ndarray:
+    """C_seg, Pk, WindowDiff on ``day`` of the gap rule (T fitted on ``train``) and of no boundary, (2, 3)."""
+    out = []
+    for starts in (gap_rule_starts(day, threshold=fit_gap_threshold(train)), np.zeros(1, dtype=np.int64)):
+        s = score_documents([day.story_starts], [starts], [len(day)])
+        out.append([s.tdt_cost, s.pk, s.windowdiff])
+    return np.asarray(out)
+
+
 def hybrid(model, transcript, threshold: float) -> np.ndarray:
     """HMM starts and the gap rule's starts together, then the story floor (weaker boundary of a short story goes)."""
     seg = segment_transcript(transcript, model=model)
@@ -100,7 +152,7 @@ def hybrid(model, transcript, threshold: float) -> np.ndarray:
     return enforce_min_length(starts, len(transcript), min_words=config.MIN_STORY_WORDS, strength=strength)
 
 
-def systems(have_c99: bool, thresholds: dict) -> dict:
+def systems(have_c99: bool, thresholds: dict, rules: dict | None = None) -> dict:
     """Every system as a fitter: it sees the training days only and returns a segmenter."""
     def hmm(features, label, floor=False):
         def fit(train):
@@ -112,6 +164,30 @@ def systems(have_c99: bool, thresholds: dict) -> dict:
         model = trained(train, PUNCTUATED_FEATURES, "punctuated")
         threshold = fit_gap_threshold(train)
         return lambda t: hybrid(model, t, threshold)
+
+    def with_rule(features, label, row):
+        def fit(train):
+            rule = fitted_rule(train, features, label)
+
+            def decode(t):
+                if rules is not None:
+                    rules.setdefault(row, {})[t.name] = rule.as_dict()
+                return rule.on_transcript(held_out_posterior(train, features, label, t), t)
+            return decode
+        return fit
+
+    def oracle(train):
+        rule = fitted_rule(train, PUNCTUATED_FEATURES, "punctuated")
+
+        def decode(t):
+            posterior, want = held_out_posterior(train, PUNCTUATED_FEATURES, "punctuated", t), len(t.story_starts) - 1
+            lo, hi = 0.0, 4.0  # evidence thresholds: more boundaries at lo than at hi
+            for _ in range(30):
+                mid = 0.5 * (lo + hi)
+                count = len(replace(rule, threshold=mid).on_transcript(posterior, t)) - 1
+                lo, hi = (mid, hi) if count > want else (lo, mid)
+            return replace(rule, threshold=hi).on_transcript(posterior, t)
+        return decode
 
     def gap(train):
         threshold = fit_gap_threshold(train)
@@ -130,6 +206,8 @@ def systems(have_c99: bool, thresholds: dict) -> dict:
         HMM_SENT: hmm(PUNCTUATED_FEATURES, "punctuated"),
         FLOOR: hmm(PUNCTUATED_FEATURES, "punctuated", floor=True),
         HYBRID: both,
+        RULE: with_rule(PUNCTUATED_FEATURES, "punctuated", RULE),
+        ORACLE: oracle,
         GAP: gap,
         "TextTiling (nltk)": lambda train: lambda t: cached_peer("texttiling", t, texttiling_starts),
         "no boundary": lambda train: lambda t: np.zeros(1, dtype=np.int64),
@@ -143,13 +221,29 @@ def systems(have_c99: bool, thresholds: dict) -> dict:
 
 def run(days, *, have_c99: bool) -> dict:
     thresholds: dict[str, float] = {}
+    rules: dict[str, dict] = {}
     t0 = time.perf_counter()
-    found = nested_leave_one_out(days, systems(have_c99, thresholds))
+    found = nested_leave_one_out(days, systems(have_c99, thresholds, rules))
     print(f"nested leave-one-day-out: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     per_day = {held.name: {name: nltk_scores([held], [h]) for name, h in hyps.items()}
                for held, hyps in zip(days, found, strict=True)}
     pooled = {name: nltk_scores(list(days), [hyps[name] for hyps in found]) for name in found[0]}
-    return {"per_day": per_day, "pooled": pooled, "gap_thresholds": thresholds}
+    inside = {held.name: {name: share_inside_commercials(h, held) for name, h in hyps.items()}
+              for held, hyps in zip(days, found, strict=True)}
+    return {"per_day": per_day, "pooled": pooled, "gap_thresholds": thresholds, "rules": rules,
+            "inside_commercials": inside}
+
+
+def share_inside_commercials(starts: np.ndarray, transcript: Transcript) -> float:
+    """Share of hypothesised boundaries (word 0 aside) strictly inside a commercial block of the truth."""
+    path = SHARED / "newsscape" / transcript.name
+    blocks = read_commercial_blocks(path) if path.is_file() else np.zeros((0, 2), dtype=np.int64)
+    b = np.asarray(starts)[np.asarray(starts) > 0]
+    if b.size == 0:
+        return 0.0
+    inside = ((b[:, None] > blocks[None, :, 0]) & (b[:, None] < blocks[None, :, 1])).any(axis=1)
+    return float(inside.mean())
+
 
 
 def _row(name: str, s: dict) -> str:
@@ -171,6 +265,16 @@ def markdown(results: dict) -> str:
     for day, rows in results["per_day"].items():
         lines += ["", f"## Held-out day {day} (gap rule T = {results['gap_thresholds'][day]} s)", "", head]
         lines += [_row(n, s) for n, s in rows.items()]
+    days = list(results["per_day"])
+    lines += ["", "## Share of hypothesised boundaries inside a true commercial block", "",
+              "| system | " + " | ".join(f"day {i + 1}" for i in range(len(days))) + " |",
+              "| --- |" + " ---: |" * len(days)]
+    for name in results["pooled"]:
+        lines.append(f"| {name} | " + " | ".join(f"{results['inside_commercials'][d][name]:.3f}" for d in days) + " |")
+    lines += ["", "## Boundary rules chosen on the training days of each fold", ""]
+    for row, by_day in results["rules"].items():
+        for day, rule in by_day.items():
+            lines.append(f"- {row}, held-out {day}: " + ", ".join(f"{k} {v:g}" for k, v in rule.items()))
     lines += ["", "## Targets", "", "| system | beats every peer on C_seg, Pk, WindowDiff on every day | "
               "WindowDiff below no boundary on every day |", "| --- | --- | --- |"]
     for name, ok in results["targets"].items():
@@ -182,7 +286,7 @@ def targets(results: dict) -> dict:
     """For every HMM row: does it beat every peer on every measure on every day, and no boundary on WindowDiff?"""
     peers = [n for n in next(iter(results["per_day"].values())) if not n.startswith("HMM")]  # gap rule included
     out = {}
-    for name in (HMM, HMM_SENT, FLOOR, HYBRID):
+    for name in HMM_ROWS:
         beats = all(rows[name][m] < rows[p][m] for rows in results["per_day"].values() for p in peers
                     for m in MEASURES)
         below = all(rows[name]["windowdiff"] < rows["no boundary"]["windowdiff"]

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from engine.segment import config
 from engine.segment.evaluate import score_documents
 from engine.segment.rules import enforce_min_length, pauses
 from engine.segment.text import Transcript
+
+if TYPE_CHECKING:
+    from engine.segment.segmenter import Segmentation
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,33 @@ class BoundaryRule:
     def on_transcript(self, posterior: np.ndarray, transcript: Transcript) -> np.ndarray:
         """:meth:`story_starts` with the transcript's own pauses and word times."""
         return self.story_starts(posterior, pause=pauses(transcript), starts=transcript.starts, ends=transcript.ends)
+
+
+def apply_model_rule(seg: Segmentation, rule: dict, *, starts: np.ndarray | None, ends: np.ndarray | None,
+                     x_duration: np.ndarray | None = None, transcribed: np.ndarray | None = None) -> Segmentation:
+    """``seg`` with its story starts placed by a model's saved boundary rule instead of the Viterbi path.
+
+    The pause before each word is the detectors' ``x_duration`` when given, else the gap
+    between word times; words not ``transcribed`` get no pause bonus (no story starts at one).
+    Needs ``seg.boundary_posterior``; without it (decoding only) ``seg`` is returned unchanged.
+    """
+    posterior = seg.boundary_posterior
+    n = posterior.shape[0]
+    if n == 0 or not np.all(np.isfinite(posterior)):
+        return seg
+    if x_duration is not None:
+        pause = np.nan_to_num(np.asarray(x_duration, dtype=np.float64), nan=0.0)
+    elif starts is not None and ends is not None:
+        pause = np.zeros(n)
+        pause[1:] = np.maximum(np.asarray(starts, dtype=np.float64)[1:] - np.asarray(ends, dtype=np.float64)[:-1], 0)
+    else:
+        pause = np.zeros(n)
+    if transcribed is not None:
+        pause = np.where(np.asarray(transcribed, dtype=bool), pause, 0.0)
+    found = BoundaryRule.from_dict(rule).story_starts(posterior, pause=pause, starts=starts, ends=ends)
+    confidence = np.clip(_windowed(posterior)[found], 0.0, 1.0)
+    confidence[found == 0] = 1.0
+    return replace(seg, story_starts=found, confidence=confidence)
 
 
 def _windowed(p: np.ndarray, half_window: int = config.CONFIDENCE_HALF_WINDOW) -> np.ndarray:
@@ -187,45 +218,64 @@ def collapse_blocks(story_starts: np.ndarray, *, starts: np.ndarray, ends: np.nd
     return s[keep]
 
 
-#: Grids searched by :func:`fit_boundary_rule` (coordinate descent, starting from the first value of each).
-GRID_THRESHOLD = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2)
-GRID_PAUSE_SECONDS = (1.0, 2.0, 3.0, 5.0, 8.0)
-GRID_PAUSE_WEIGHT = (0.0, 0.25, 0.5, 1.0, 2.0)
-GRID_BLOCK_SECONDS = (0.0, 30.0, 45.0, 60.0, 90.0)
-GRID_MIN_WORDS = (0, 30, 60, 100, 150)
+#: Grids searched by :func:`fit_boundary_rule` (every combination). A threshold above 1 with a
+#: pause weight of 1 reads "a long pause where the posterior also says a story may start".
+GRID_THRESHOLD = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8)
+GRID_PAUSE_SECONDS = (2.0, 3.0, 5.0, 8.0)
+GRID_PAUSE_WEIGHT = (0.0, 0.5, 1.0)
+GRID_BLOCK_SECONDS = (0.0, 30.0, 60.0)
+GRID_MIN_WORDS = (0, 30, 60)
 
 
-def rule_cost(rule: BoundaryRule, decoded: Sequence[tuple[np.ndarray, Transcript]]) -> float:
-    """Mean over the decoded days of C_seg + Pk + WindowDiff (each day scored on its own)."""
+def _measures(rule: BoundaryRule, posterior: np.ndarray, transcript: Transcript) -> np.ndarray:
+    """C_seg, Pk and WindowDiff of the rule on one decoded transcript, shape (3,)."""
+    s = score_documents([transcript.story_starts], [rule.on_transcript(posterior, transcript)], [len(transcript)])
+    return np.array([s.tdt_cost, s.pk, s.windowdiff])
+
+
+def rule_cost(rule: BoundaryRule, decoded: Sequence[tuple[np.ndarray, Transcript]],
+              peers: Sequence[np.ndarray] | None = None) -> float:
+    """How far the rule is from beating the peers, mean over the decoded days.
+
+    With ``peers`` (one float array (m, 3) per day: C_seg, Pk, WindowDiff of m peer systems on
+    that day), a day costs the largest ratio of the rule's measure to a peer's, so a cost
+    below 1 means "beats every peer on every measure"; without, a day costs C_seg + Pk + WindowDiff.
+    """
     total = 0.0
-    for posterior, transcript in decoded:
-        s = score_documents([transcript.story_starts], [rule.on_transcript(posterior, transcript)], [len(transcript)])
-        total += s.tdt_cost + s.pk + s.windowdiff
+    for k, (posterior, transcript) in enumerate(decoded):
+        own = _measures(rule, posterior, transcript)
+        if peers is None:
+            total += float(own.sum())
+        else:
+            total += float(np.max(own[None, :] / np.maximum(np.asarray(peers[k]), 1e-9)))
     return total / len(decoded)
 
 
-def fit_boundary_rule(decoded: Sequence[tuple[np.ndarray, Transcript]], *, sweeps: int = 2,
-                      cost: Callable[[BoundaryRule, Sequence[tuple[np.ndarray, Transcript]]], float] = rule_cost,
-                      ) -> BoundaryRule:
-    """The rule of lowest ``cost`` on held-out decodes, by coordinate descent over the grids above.
+def fit_boundary_rule(decoded: Sequence[tuple[np.ndarray, Transcript]], *,
+                      peers: Sequence[np.ndarray] | None = None,
+                      cost: Callable[..., float] = rule_cost) -> BoundaryRule:
+    """The rule of lowest ``cost`` on held-out decodes, searched over every combination of the grids above.
 
     Parameters
     ----------
     decoded : sequence of (posterior, transcript)
         Each transcript (with its true story starts) and the start posterior that a model
         trained *without it* gives its words. Nothing else is looked at.
+    peers : sequence of float arrays (m, 3), optional
+        Per decoded transcript, the C_seg, Pk and WindowDiff of the systems to beat (see :func:`rule_cost`).
     """
     if not decoded:
         raise ParameterError("fitting a boundary rule needs at least one decoded transcript")
-    grids = {"threshold": GRID_THRESHOLD, "pause_seconds": GRID_PAUSE_SECONDS, "pause_weight": GRID_PAUSE_WEIGHT,
-             "block_seconds": GRID_BLOCK_SECONDS, "min_words": GRID_MIN_WORDS}
-    best = BoundaryRule(threshold=0.5, pause_seconds=3.0, pause_weight=0.0, block_seconds=0.0,
-                        min_words=config.MIN_STORY_WORDS)
-    best_cost = cost(best, decoded)
-    for _, name in itertools.product(range(sweeps), grids):
-        for value in grids[name]:
-            trial = BoundaryRule(**{**best.as_dict(), name: value})
-            c = cost(trial, decoded)
-            if c < best_cost - 1e-12:
-                best, best_cost = trial, c
+    if peers is not None and len(peers) != len(decoded):
+        raise ParameterError(f"peers has {len(peers)} entries for {len(decoded)} decoded transcripts")
+    best, best_cost = None, np.inf
+    for threshold, pause_seconds, pause_weight, block_seconds, min_words in itertools.product(
+            GRID_THRESHOLD, GRID_PAUSE_SECONDS, GRID_PAUSE_WEIGHT, GRID_BLOCK_SECONDS, GRID_MIN_WORDS):
+        if pause_weight == 0 and pause_seconds != GRID_PAUSE_SECONDS[0]:
+            continue  # the pause threshold does nothing without a weight
+        rule = BoundaryRule(threshold, pause_seconds, pause_weight, block_seconds, min_words)
+        c = cost(rule, decoded, peers)
+        if c < best_cost - 1e-12:
+            best, best_cost = rule, c
+    assert best is not None
     return best

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.segment import config
+from engine.segment.boundaries import apply_model_rule
 from engine.segment.model import SegmentationModel
 from engine.segment.text import Transcript
 
@@ -257,7 +258,9 @@ def segment_recognised(
     Whisper; None or empty strings: same as ``words``). Sentence ends in it pick the
     punctuated model and feed SENTENCE-START; ``model`` (default: the shipped model for
     ``engine``, see ``models.segmentation.model_for_recognizer``) overrides the choice.
-    Stories under ``MIN_STORY_WORDS`` are merged into a neighbour.
+    A model that carries a boundary rule fitted on held-out days (``info["boundary_rule"]``,
+    see ``engine.segment.boundaries``) places its boundaries by that rule unless ``log_penalty``
+    or ``posterior_threshold`` is given. Stories under ``MIN_STORY_WORDS`` are merged into a neighbour.
     """
     from engine.segment.text import sentence_starts_from_display
     from models.segmentation import model_for_recognizer
@@ -272,4 +275,7 @@ def segment_recognised(
         log_penalty=log_penalty, posterior_threshold=posterior_threshold,
         sentence_starts=sentences if wants_sentences and sentences.size else None,
     )
+    if log_penalty is None and posterior_threshold is None and "boundary_rule" in resolved.info:
+        seg = apply_model_rule(seg, resolved.info["boundary_rule"], starts=starts, ends=ends,
+                               x_duration=x_duration, transcribed=transcribed)
     return seg.merged_short(config.MIN_STORY_WORDS)

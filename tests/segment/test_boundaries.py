@@ -113,7 +113,7 @@ def test_rule_fitted_on_held_out_days_finds_the_stories_of_an_unseen_day(rng):
 def test_fit_sees_only_the_decodes_it_is_given(rng):
     seen: list[str] = []
 
-    def cost(rule, decoded):
+    def cost(rule, decoded, peers):
         seen.extend(t.name for _, t in decoded)
         return rule.threshold
 
@@ -121,6 +121,18 @@ def test_fit_sees_only_the_decodes_it_is_given(rng):
     assert set(seen) == {"train-a", "train-b"}
     with pytest.raises(ParameterError, match="at least one decoded transcript"):
         fit_boundary_rule([])
+
+
+def test_cost_against_peers_is_the_worst_ratio(rng):
+    decoded = [_day(rng, n_stories=10, name="a"), _day(rng, n_stories=10, name="b")]
+    rule = BoundaryRule(threshold=0.3, min_words=0)
+    own = [score_documents([t.story_starts], [rule.on_transcript(p, t)], [len(t)]) for p, t in decoded]
+    same = [np.array([[s.tdt_cost, s.pk, s.windowdiff]]) for s in own]
+    assert rule_cost(rule, decoded, same) == pytest.approx(1.0)
+    half_pk = [np.array([[s.tdt_cost, s.pk / 2, s.windowdiff]]) for s in own]
+    assert rule_cost(rule, decoded, half_pk) == pytest.approx(2.0)
+    with pytest.raises(ParameterError, match="peers has 1 entries for 2"):
+        fit_boundary_rule(decoded, peers=same[:1])
 
 
 def test_commercial_blocks_are_read_in_word_indices(tmp_path):
@@ -133,3 +145,26 @@ def test_commercial_blocks_are_read_in_word_indices(tmp_path):
     path = tmp_path / "day.txt3"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     np.testing.assert_array_equal(read_commercial_blocks(path), [[3, 7]])
+
+
+def test_ingest_places_boundaries_by_the_models_rule(small_model, newsscape_days):
+    from dataclasses import replace
+
+    from engine.segment.rules import pauses
+    from engine.segment.segmenter import segment_recognised
+
+    day = newsscape_days[0].slice(0, 3000)
+    cut = {"threshold": 1.0, "pause_seconds": 3.0, "pause_weight": 2.0, "block_seconds": 0.0, "min_words": 30}
+
+    def stories(rule):
+        model = replace(small_model, info={**small_model.info, "boundary_rule": rule})
+        return segment_recognised(day.words, None, engine="vosk", starts=day.starts, ends=day.ends,
+                                  model=model).story_starts
+
+    long_pauses = set(np.flatnonzero(pauses(day) > 3.0).tolist())
+    by_pause = stories(cut)
+    assert len(by_pause) > 3 and set(by_pause[1:].tolist()) <= long_pauses
+    np.testing.assert_array_equal(stories({**cut, "pause_weight": 0.0, "threshold": 5.0}), [0])
+    viterbi = segment_recognised(day.words, None, engine="vosk", starts=day.starts, ends=day.ends,
+                                 model=small_model).story_starts
+    assert not np.array_equal(viterbi, by_pause)
