@@ -295,12 +295,20 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
         seg = segment_words(texts, model=models[model], **ingest, **kwargs)
         return seg.merged_short(config.MIN_STORY_WORDS).story_starts if floor else seg.story_starts
 
-    # ingest's path with the boundary rule fitted on inner leave-one-day-out decodes of the training days
+    # ingest's path: the block length (and, for comparison, the boundary rule) fitted on inner
+    # leave-one-day-out decodes of the training days, saved in the model as the shipped models carry it
+    seconds = heldout.fitted_block_seconds(train, PUNCTUATED_FEATURES, "punctuated")
     rule = heldout.fitted_rule(train, PUNCTUATED_FEATURES, "punctuated")
-    with_rule = replace(models["punctuated"], info={**models["punctuated"].info, "boundary_rule": rule.as_dict()})
+    punctuated = models["punctuated"]
+    with_blocks = replace(punctuated, info={**punctuated.info, "block_seconds": seconds})
+    with_rule = replace(punctuated, info={**punctuated.info, "boundary_rule": rule.as_dict()})
+    shown = [r[4] for r in rows]
     hyps = {
-        "HMM + SENTENCE-START, boundary rule from held-out days (ingest, for Whisper)": segment_recognised(
-            texts, [r[4] for r in rows], engine="whisper", model=with_rule, **ingest).story_starts,
+        f"HMM + SENTENCE-START, blocks of stories under {seconds:g} s as one, story floor {config.MIN_STORY_WORDS}"
+        " (ingest, for Whisper)": segment_recognised(texts, shown, engine="whisper", model=with_blocks,
+                                                   **ingest).story_starts,
+        "HMM + SENTENCE-START, boundary rule from held-out days": segment_recognised(
+            texts, shown, engine="whisper", model=with_rule, **ingest).story_starts,
         f"HMM + SENTENCE-START, Viterbi, story floor {config.MIN_STORY_WORDS}":
             hmm("punctuated", floor=True, sentence_starts=sentences),
         "HMM + SENTENCE-START, no floor": hmm("punctuated", sentence_starts=sentences),
@@ -334,7 +342,7 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
              f"{b['seconds'] / 60:.1f} min) transcribed by faster-whisper tiny.en ({b['recognised_words']} words, "
              f"{b['sentences']} sentences, {b['true_boundaries']} true boundaries). Every model and the gap rule's T "
              "come from the other three days; the boundary rule from inner leave-one-day-out decodes of those days. "
-             f"Rule: {rule}. Lower is better everywhere."
+             f"Block length {seconds:g} s; rule: {rule}. Lower is better everywhere."
              + ("" if results["c99"] else " C99: the `uts` package is absent, so C99 is not in this run."), "",
              "| system | P(miss) | P(false alarm) | C_seg (norm.) | Pk | WindowDiff | boundaries |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]

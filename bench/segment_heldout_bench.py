@@ -39,7 +39,12 @@ from bench.segment_bench import (  # noqa: E402
     texttiling_starts,
 )
 from engine.segment import config  # noqa: E402
-from engine.segment.boundaries import BoundaryRule, fit_boundary_rule  # noqa: E402
+from engine.segment.boundaries import (  # noqa: E402
+    BoundaryRule,
+    fit_block_seconds,
+    fit_boundary_rule,
+    viterbi_with_blocks,
+)
 from engine.segment.evaluate import evenly_spaced_starts, score_documents  # noqa: E402
 from engine.segment.experiments import hmm_starts, nested_leave_one_out  # noqa: E402
 from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES  # noqa: E402
@@ -56,9 +61,11 @@ HMM_SENT = "HMM + SENTENCE-START, fitted weights"
 FLOOR = f"HMM + SENTENCE-START, story floor {config.MIN_STORY_WORDS} words"
 GAP = "caption-gap rule (T on training days)"
 HYBRID = f"HMM + SENTENCE-START and gap rule, story floor {config.MIN_STORY_WORDS} words"
+BLOCKS = (f"HMM + SENTENCE-START, commercial blocks as one segment (length from inner held-out days), "
+          f"story floor {config.MIN_STORY_WORDS} words")
 RULE = "HMM + SENTENCE-START posterior, pauses and blocks (rule fitted on inner held-out days)"
 ORACLE = "HMM + SENTENCE-START rule at the true number of boundaries (oracle count, uses the truth)"
-HMM_ROWS = (HMM, HMM_SENT, FLOOR, HYBRID, RULE)
+HMM_ROWS = (HMM, HMM_SENT, FLOOR, BLOCKS, HYBRID, RULE)
 MODEL_CACHE: Path | None = None
 _MODELS: dict = {}
 MEASURES = ("tdt_cost", "pk", "windowdiff")
@@ -95,21 +102,36 @@ def trained(train, features, label: str):
 _POSTERIORS: dict = {}
 
 
-def held_out_posterior(train, features, label: str, transcript: Transcript) -> np.ndarray:
-    """Start posterior of ``transcript``'s words under the model trained on ``train`` (cached like the models)."""
+def held_out_decode(train, features, label: str, transcript: Transcript) -> tuple[np.ndarray, np.ndarray]:
+    """Viterbi starts and start posterior of ``transcript`` under the model trained on ``train`` (cached)."""
     import hashlib
 
     key = label + ":" + "+".join(sorted(t.name for t in train)) + ">" + transcript.name
     if key not in _POSTERIORS:
-        path = None if MODEL_CACHE is None else MODEL_CACHE / f"post-{hashlib.sha1(key.encode()).hexdigest()[:16]}.npy"
-        if path is not None and path.is_file():
-            _POSTERIORS[key] = np.load(path)
+        digest = hashlib.sha1(key.encode()).hexdigest()[:16]
+        post = None if MODEL_CACHE is None else MODEL_CACHE / f"post-{digest}.npy"
+        vit = None if MODEL_CACHE is None else MODEL_CACHE / f"vit-{digest}.npy"
+        if post is not None and vit is not None and post.is_file() and vit.is_file():
+            _POSTERIORS[key] = (np.load(vit), np.load(post))
         else:
-            model = trained(train, features, label)
-            _POSTERIORS[key] = segment_transcript(transcript, model=model).boundary_posterior
-            if path is not None:
-                np.save(path, _POSTERIORS[key])
+            seg = segment_transcript(transcript, model=trained(train, features, label))
+            _POSTERIORS[key] = (seg.story_starts, seg.boundary_posterior)
+            if post is not None and vit is not None:
+                np.save(vit, seg.story_starts)
+                np.save(post, seg.boundary_posterior)
     return _POSTERIORS[key]
+
+
+def held_out_posterior(train, features, label: str, transcript: Transcript) -> np.ndarray:
+    """Start posterior of ``transcript``'s words under the model trained on ``train``."""
+    return held_out_decode(train, features, label, transcript)[1]
+
+
+def fitted_block_seconds(train, features, label: str) -> float:
+    """Block length for the Viterbi stories, chosen on inner leave-one-day-out decodes of the training days."""
+    decoded = [(*held_out_decode([t for t in train if t is not inner], features, label, inner), inner)
+               for inner in train]
+    return fit_block_seconds(decoded)
 
 
 _RULES: dict = {}
@@ -176,6 +198,16 @@ def systems(have_c99: bool, thresholds: dict, rules: dict | None = None) -> dict
             return decode
         return fit
 
+    def blocks(train):
+        seconds = fitted_block_seconds(train, PUNCTUATED_FEATURES, "punctuated")
+
+        def decode(t):
+            if rules is not None:
+                rules.setdefault(BLOCKS, {})[t.name] = {"block_seconds": seconds}
+            viterbi, posterior = held_out_decode(train, PUNCTUATED_FEATURES, "punctuated", t)
+            return viterbi_with_blocks(viterbi, posterior, t, block_seconds=seconds)
+        return decode
+
     def oracle(train):
         rule = fitted_rule(train, PUNCTUATED_FEATURES, "punctuated")
 
@@ -206,6 +238,7 @@ def systems(have_c99: bool, thresholds: dict, rules: dict | None = None) -> dict
         HMM_SENT: hmm(PUNCTUATED_FEATURES, "punctuated"),
         FLOOR: hmm(PUNCTUATED_FEATURES, "punctuated", floor=True),
         HYBRID: both,
+        BLOCKS: blocks,
         RULE: with_rule(PUNCTUATED_FEATURES, "punctuated", RULE),
         ORACLE: oracle,
         GAP: gap,

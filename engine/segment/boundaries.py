@@ -137,6 +137,57 @@ def apply_model_rule(seg: Segmentation, rule: dict, *, starts: np.ndarray | None
     return replace(seg, story_starts=found, confidence=confidence)
 
 
+def blocks_collapsed(seg: Segmentation, *, block_seconds: float, starts: np.ndarray | None,
+                     ends: np.ndarray | None) -> Segmentation:
+    """``seg`` with the boundaries inside every block of short segments removed (see :func:`collapse_blocks`).
+
+    ``block_seconds`` 0, or no word times, leaves ``seg`` unchanged; kept starts keep their confidence.
+    """
+    if block_seconds <= 0 or starts is None or ends is None or seg.story_starts.size < 2:
+        return seg
+    kept = collapse_blocks(seg.story_starts, starts=starts, ends=ends, max_seconds=block_seconds)
+    keep = np.isin(seg.story_starts, kept)
+    return replace(seg, story_starts=seg.story_starts[keep], confidence=seg.confidence[keep])
+
+
+#: Block lengths (seconds) searched by :func:`fit_block_seconds`; 0 switches blocks off.
+GRID_VITERBI_BLOCK_SECONDS = (0.0, 30.0, 45.0, 60.0, 90.0)
+
+
+def viterbi_with_blocks(story_starts: np.ndarray, posterior: np.ndarray, transcript: Transcript, *,
+                        block_seconds: float, min_words: int = config.MIN_STORY_WORDS) -> np.ndarray:
+    """Viterbi starts with blocks collapsed, then stories under ``min_words`` merged (ingest's order), int64 (k,)."""
+    found = np.asarray(story_starts, dtype=np.int64)
+    if block_seconds > 0 and transcript.starts is not None and transcript.ends is not None:
+        found = collapse_blocks(found, starts=transcript.starts, ends=transcript.ends, max_seconds=block_seconds)
+    strength = np.clip(_windowed(np.asarray(posterior, dtype=np.float64))[found], 0.0, 1.0)
+    return enforce_min_length(found, len(transcript), min_words=min_words, strength=strength)
+
+
+def fit_block_seconds(decoded: Sequence[tuple[np.ndarray, np.ndarray, Transcript]],
+                      grid: Sequence[float] = GRID_VITERBI_BLOCK_SECONDS) -> float:
+    """The block length (s) whose Viterbi stories have the lowest mean C_seg + Pk + WindowDiff on held-out decodes.
+
+    Parameters
+    ----------
+    decoded : sequence of (viterbi starts, posterior, transcript)
+        Each transcript (with its true story starts) decoded by a model trained without it.
+    """
+    if not decoded:
+        raise ParameterError("fitting the block length needs at least one decoded transcript")
+
+    def cost(seconds: float) -> float:
+        total = 0.0
+        for viterbi, posterior, t in decoded:
+            found = viterbi_with_blocks(viterbi, posterior, t, block_seconds=seconds)
+            s = score_documents([t.story_starts], [found], [len(t)])
+            total += s.tdt_cost + s.pk + s.windowdiff
+        return total / len(decoded)
+
+    costs = [cost(float(g)) for g in grid]
+    return float(grid[int(np.argmin(costs))])
+
+
 def _windowed(p: np.ndarray, half_window: int = config.CONFIDENCE_HALF_WINDOW) -> np.ndarray:
     """Sum of ``p`` over ``±half_window`` words around each word, shape (n,)."""
     n = p.shape[0]

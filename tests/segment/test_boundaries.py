@@ -168,3 +168,38 @@ def test_ingest_places_boundaries_by_the_models_rule(small_model, newsscape_days
     viterbi = segment_recognised(day.words, None, engine="vosk", starts=day.starts, ends=day.ends,
                                  model=small_model).story_starts
     assert not np.array_equal(viterbi, by_pause)
+
+
+def test_block_length_is_fitted_on_held_out_decodes_and_removes_the_spots(rng):
+    from engine.segment.boundaries import fit_block_seconds, viterbi_with_blocks
+
+    decoded = []
+    for i in range(3):
+        posterior, tr = _day(rng, n_stories=20, name=f"d{i}", ads_after=(2, 8, 14))
+        long_pause = np.flatnonzero(np.diff(tr.starts) > 3.0) + 1  # a Viterbi path that cuts at every pause
+        decoded.append((np.concatenate([[0], long_pause]), posterior, tr))
+    seconds = fit_block_seconds(decoded)
+    assert seconds > 0
+    for viterbi, posterior, tr in decoded:
+        found = viterbi_with_blocks(viterbi, posterior, tr, block_seconds=seconds)
+        assert not [b for b in found for a, e in tr.ad_blocks if a < b < e]
+        assert set(tr.story_starts.tolist()) <= set(found.tolist())
+    with pytest.raises(ParameterError, match="at least one decoded transcript"):
+        fit_block_seconds([])
+
+
+def test_ingest_collapses_blocks_by_the_models_block_length(small_model, newsscape_days):
+    from dataclasses import replace
+
+    from engine.segment.segmenter import segment_recognised, segment_words
+
+    day = newsscape_days[0].slice(0, 4000)
+    viterbi = segment_words(day.words, starts=day.starts, ends=day.ends, model=small_model, log_penalty=8.0)
+    plain = segment_recognised(day.words, None, engine="vosk", starts=day.starts, ends=day.ends,
+                               model=small_model, log_penalty=8.0).story_starts
+    blocky = replace(small_model, info={**small_model.info, "block_seconds": 120.0})
+    # an explicit penalty keeps the Viterbi path; the block length still applies to it
+    merged = segment_recognised(day.words, None, engine="vosk", starts=day.starts, ends=day.ends,
+                                model=blocky, log_penalty=8.0).story_starts
+    assert set(merged.tolist()) <= set(viterbi.story_starts.tolist())
+    assert len(merged) < len(plain)
