@@ -11,8 +11,9 @@ days cut into ~30-minute recordings; relevant = the topic's story and its other 
 recordings are indexed three times: with the captions' story boundaries, with none, and with
 the boundaries of Earshot's segmenter, held out by day: a recording of day ``d`` is cut as
 ingest cuts a punctuated transcript (``segment_recognised``: SENTENCE-START from the captions'
-punctuation, Viterbi, stories under 30 words merged) by the SENTENCE-START model trained on
-the other days. The figure of merit is the ratio
+punctuation, Viterbi, a commercial break's spots as one block, stories under 30 words merged)
+by the SENTENCE-START model trained on the other days, its block length chosen on inner
+leave-one-day-out decodes of those days. The figure of merit is the ratio
 of R-precision (characters) on our stories to R-precision on the true stories.
 """
 
@@ -64,10 +65,14 @@ def our_stories(rec: SourceRecording, model) -> list[Story]:
 
 
 def with_our_stories(recordings: list[SourceRecording], days: list[Transcript]) -> list[SourceRecording]:
-    """Every recording re-cut by the model held out for its day (trained on the other days)."""
+    """Every recording re-cut by the model held out for its day (trained on the other days, its block
+    length chosen on inner leave-one-day-out decodes of those days)."""
     out = []
     for held in days:
-        model = heldout.trained([d for d in days if d is not held], PUNCTUATED_FEATURES, "punctuated")
+        train = [d for d in days if d is not held]
+        model = heldout.trained(train, PUNCTUATED_FEATURES, "punctuated")
+        seconds = heldout.fitted_block_seconds(train, PUNCTUATED_FEATURES, "punctuated")
+        model = replace(model, info={**model.info, "block_seconds": seconds})  # as the shipped models carry it
         stem = Path(held.name).stem
         out += [replace(rec, stories=our_stories(rec, model)) for rec in recordings
                 if rec.name.startswith(stem + "-part")]
