@@ -143,12 +143,19 @@ def fitted_rule(train, features, label: str) -> BoundaryRule:
     Each training day is decoded by the model trained on the other training days, and the rule
     must beat, on that day, the gap rule (T fitted on the other training days) and no boundary.
     """
+    import hashlib
+
     key = label + ":" + "+".join(sorted(t.name for t in train))
+    path = None if MODEL_CACHE is None else MODEL_CACHE / f"rule-{hashlib.sha1(key.encode()).hexdigest()[:16]}.json"
+    if key not in _RULES and path is not None and path.is_file():
+        _RULES[key] = BoundaryRule.from_dict(json.loads(path.read_text(encoding="utf-8")))
     if key not in _RULES:
         decoded = [(held_out_posterior([t for t in train if t is not inner], features, label, inner), inner)
                    for inner in train]
         _RULES[key] = fit_boundary_rule(decoded, peers=[inner_peers([t for t in train if t is not inner], inner)
                                                         for _, inner in decoded])
+        if path is not None:
+            path.write_text(json.dumps(_RULES[key].as_dict()), encoding="utf-8")
     return _RULES[key]
 
 
