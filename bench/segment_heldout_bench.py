@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python bench/segment_heldout_bench.py [--peer-cache FILE]
+    python bench/segment_heldout_bench.py [--peer-cache FILE] [--model-cache DIR]
 
 Writes ``bench/results/segment_heldout.json`` and ``bench/results/segment_heldout.md``.
 
@@ -10,9 +10,14 @@ Nested leave-one-day-out on the NewsScape caption days (``../shared/data/newssca
 each day is decoded by systems fitted on the other days only. ``train_model`` fits every
 hyper-parameter, feature weight and the boundary penalty on cross-fitted folds of those
 training days; the caption-gap rule's threshold T is chosen on the training days by TDT
-cost. Scores are given for every held-out day separately (the issue's target is per day)
-and pooled. Peers in the same run: no boundary, evenly spaced stories at the training
-mean length, TextTiling (nltk), C99 (``uts``; marked absent if not installed).
+cost. The block length of ingest's path and the boundary rule over the posterior
+(``engine.segment.boundaries``) are chosen on inner leave-one-day-out decodes: each training
+day decoded by a model trained on the other training days. Scores are given for every
+held-out day separately (the target is per day) and pooled, with the share of hypothesised
+boundaries inside a true commercial block. Peers in the same run: no boundary, evenly
+spaced stories at the training mean length, TextTiling (nltk), C99 (``uts``; marked absent
+if not installed). One row places the true number of boundaries (it reads the truth, so it is
+a ceiling for the rule's evidence, not a system).
 """
 
 from __future__ import annotations
