@@ -160,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--engine", choices=("pocketsphinx", "whisper"), default="pocketsphinx",
                         help="recogniser of the broadcast (whisper: faster-whisper tiny.en, cased and punctuated)")
+    parser.add_argument("--model-cache", type=Path, default=None, metavar="DIR",
+                        help="(whisper) folder that keeps the models trained on the other days between runs, "
+                             "shared with bench/segment_heldout_bench.py")
     parser.add_argument("--retranscribe", action="store_true",
                         help="transcribe again even if the recognised words of this broadcast are cached")
     args = parser.parse_args(argv)
@@ -179,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         build_broadcast(wav, stories=texts_read, seed=args.seed, applause=True, laughter=True, crowd=True)
     truth = load_truth(wav.with_suffix(".json"))
     if args.engine == "whisper":
-        return whisper_main(wav, truth, days, retranscribe=args.retranscribe)
+        return whisper_main(wav, truth, days, retranscribe=args.retranscribe, model_cache=args.model_cache)
     recognised = wav.with_suffix(".words.json")
     if args.retranscribe or not recognised.exists():
         words, x_detect, transcribed, cpu = transcribe(wav, truth.sample_rate)
@@ -249,14 +252,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool) -> int:
+def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool, model_cache: Path | None = None) -> int:
     """The same broadcast through faster-whisper: the recogniser-text models against the peers."""
+    from dataclasses import replace
+
+    import bench.segment_heldout_bench as heldout
     from engine.research.segment.fit import train_model
     from engine.research.segment.gap_rule import fit_gap_threshold
     from engine.segment import config
-    from engine.segment.features import PUNCTUATED_FEATURES, XDuration
+    from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, XDuration
     from engine.segment.rules import gap_rule_starts
-    from engine.segment.segmenter import segment_words
+    from engine.segment.segmenter import segment_recognised, segment_words
     from engine.segment.text import sentence_starts_from_display
 
     recognised = wav.with_suffix(".whisper.json")
@@ -277,9 +283,10 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
                             name=wav.name)
     train = [d for d in days if d.name != HELD_OUT_DAY]
     info = {"held_out": HELD_OUT_DAY}
+    heldout.MODEL_CACHE = model_cache
     models = {
-        "punctuated": train_model(train, features=PUNCTUATED_FEATURES, info=info),
-        "paper": train_model(train, info=info),
+        "punctuated": heldout.trained(train, PUNCTUATED_FEATURES, "punctuated"),
+        "paper": heldout.trained(train, DEFAULT_FEATURES, "paper"),
         "acoustic": train_model(train, features=(XDuration(),), info=info),
     }
     threshold = fit_gap_threshold(train)
@@ -290,8 +297,21 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
         seg = segment_words(texts, model=models[model], **ingest, **kwargs)
         return seg.merged_short(config.MIN_STORY_WORDS).story_starts if floor else seg.story_starts
 
+    # ingest's path: the block length (and, for comparison, the boundary rule) fitted on inner
+    # leave-one-day-out decodes of the training days, saved in the model as the shipped models carry it
+    seconds = heldout.fitted_block_seconds(train, PUNCTUATED_FEATURES, "punctuated")
+    rule = heldout.fitted_rule(train, PUNCTUATED_FEATURES, "punctuated")
+    punctuated = models["punctuated"]
+    with_blocks = replace(punctuated, info={**punctuated.info, "block_seconds": seconds})
+    with_rule = replace(punctuated, info={**punctuated.info, "boundary_rule": rule.as_dict()})
+    shown = [r[4] for r in rows]
     hyps = {
-        f"HMM + SENTENCE-START, story floor {config.MIN_STORY_WORDS} (ingest, for Whisper)":
+        f"HMM + SENTENCE-START, blocks of stories under {seconds:g} s as one, story floor {config.MIN_STORY_WORDS}"
+        " (ingest, for Whisper)": segment_recognised(texts, shown, engine="whisper", model=with_blocks,
+                                                   **ingest).story_starts,
+        "HMM + SENTENCE-START, boundary rule from held-out days": segment_recognised(
+            texts, shown, engine="whisper", model=with_rule, **ingest).story_starts,
+        f"HMM + SENTENCE-START, Viterbi, story floor {config.MIN_STORY_WORDS}":
             hmm("punctuated", floor=True, sentence_starts=sentences),
         "HMM + SENTENCE-START, no floor": hmm("punctuated", sentence_starts=sentences),
         "HMM, paper's features, fitted weights (no punctuation)": hmm("paper"),
@@ -323,7 +343,8 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
              f"`bench/segment_asr_bench.py` ({b['segments']} segments of the held-out day {HELD_OUT_DAY[:10]}, "
              f"{b['seconds'] / 60:.1f} min) transcribed by faster-whisper tiny.en ({b['recognised_words']} words, "
              f"{b['sentences']} sentences, {b['true_boundaries']} true boundaries). Every model and the gap rule's T "
-             "come from the other three days. Lower is better everywhere."
+             "come from the other three days; the boundary rule from inner leave-one-day-out decodes of those days. "
+             f"Block length {seconds:g} s; rule: {rule}. Lower is better everywhere."
              + ("" if results["c99"] else " C99: the `uts` package is absent, so C99 is not in this run."), "",
              "| system | P(miss) | P(false alarm) | C_seg (norm.) | Pk | WindowDiff | boundaries |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]

@@ -304,3 +304,35 @@ def sentence_starts_from_display(displays: Sequence[str]) -> np.ndarray:
     if not ends.any():
         return np.zeros(0, dtype=np.int64)
     return np.concatenate([[0], np.flatnonzero(ends[:-1]) + 1]).astype(np.int64)
+
+
+def read_commercial_blocks(path: str | Path) -> np.ndarray:
+    """Word spans of the commercial blocks a NewsScape ``.txt3`` marks, int64 (m, 2): [first word, end).
+
+    Word indices are those of :func:`read_txt3` on the same file; a block runs from its
+    ``Type=Commercial`` marker to the next marker (or the end). Only benchmarks use this, to
+    count hypothesised boundaries that fall inside a commercial block.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot read caption file ({exc.strerror})") from exc
+    n_words = 0
+    markers: list[tuple[int, bool]] = []
+    for line in lines:
+        parts = line.split("|", 3)
+        if len(parts) < 4 or not parts[0][:1].isdigit():
+            continue
+        try:
+            _txt3_time(parts[0]), _txt3_time(parts[1])
+        except ValueError:
+            continue
+        if parts[2].startswith("SEG"):
+            if "Story start" in parts[3] or "Commercial" in parts[3]:
+                markers.append((n_words, "Commercial" in parts[3]))
+        elif parts[2].startswith("CC"):
+            n_words += sum(len(words) for words, _ in _sentences(parts[3]))
+    spans = [(a, b) for (a, is_ad), (b, _) in zip(markers, [*markers[1:], (n_words, False)], strict=True)
+             if is_ad and b > a]
+    return np.asarray(spans, dtype=np.int64).reshape(-1, 2)
