@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from app.format import eta_text, reason
 from app.ingest_controller import TERMINAL, FileStatus
-from app.table_model import Index, RowTableModel
+from app.table_model import RowTableModel
 from engine.jobs import JobState
 
 #: Role carrying a row's progress as a fraction in [0, 1] (None when not running).
@@ -105,22 +105,19 @@ class IngestQueueModel(RowTableModel):
     def rows(self) -> list[Any]:
         return self._rows
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        r = self._rows[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return Path(r.path).name
-            if col == 1:
-                return r.state.value
-            if col == 2:
-                return f"{r.fraction:.0%}" if r.state in (JobState.RUNNING, JobState.DONE) else ""
-            if col == 3:
-                eta = r.eta(time.monotonic())
-                return eta_text(eta) if eta is not None else ""
-            return reason(r.path, r.message)
+    def display_text(self, r: QueueRow, col: int) -> str:
+        if col == 0:
+            return Path(r.path).name
+        if col == 1:
+            return r.state.value
+        if col == 2:
+            return f"{r.fraction:.0%}" if r.state in (JobState.RUNNING, JobState.DONE) else ""
+        if col == 3:
+            eta = r.eta(time.monotonic())
+            return eta_text(eta) if eta is not None else ""
+        return reason(r.path, r.message)
+
+    def role_data(self, r: QueueRow, role: int) -> Any:
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{r.path}\n{r.message}" if r.message else r.path
         if role == ProgressRole:
