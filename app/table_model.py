@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -11,16 +12,18 @@ Index = QModelIndex | QPersistentModelIndex
 
 class RowTableModel(QAbstractTableModel):
     """A flat table over ``self.rows()`` with the headers ``COLUMNS``; subclasses give the cells'
-    text (``display_text``) and any other role's data for a row (``role_data``), or all of ``data``."""
+    text (``CELLS``, one function of the row per column, or ``display_text``) and any other role's
+    data for a row (``role_data``), or all of ``data``."""
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
+    CELLS: ClassVar[tuple[Callable[[Any], Any], ...]] = ()
 
     def rows(self) -> list[Any]:
         raise NotImplementedError
 
     def display_text(self, row: Any, column: int) -> Any:
         """What cell ``column`` of ``row`` shows."""
-        raise NotImplementedError
+        return self.CELLS[column](row)
 
     def role_data(self, row: Any, role: int) -> Any:
         """``role``'s data (not DisplayRole) for every cell of ``row``; None: nothing."""

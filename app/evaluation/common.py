@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLayout,
+    QPlainTextEdit,
     QProgressBar,
     QSplitter,
     QTableWidget,
@@ -58,9 +60,20 @@ def form_rows(rows: Sequence[tuple[str, QWidget | QLayout]]) -> QFormLayout:
     return form
 
 
-def lay_out_panel(panel: QWidget, form: QFormLayout, run: QWidget, results: QWidget, side: QWidget,
-                  *, above: Sequence[QWidget] = ()) -> None:
-    """The evaluation panels' shape: inputs, the run bar, ``above``, then results beside ``side`` (plots)."""
+def text_pane(name: str) -> QPlainTextEdit:
+    """A read-only, fixed-width text area for a report, named for screen readers."""
+    pane = QPlainTextEdit()
+    pane.setReadOnly(True)
+    pane.setAccessibleName(name)
+    pane.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    return pane
+
+
+def lay_out_panel(panel: QWidget, inputs: Sequence[tuple[str, QWidget | QLayout]], run: QWidget, results: QWidget,
+                  side: QWidget, *, above: Sequence[QWidget] = ()) -> None:
+    """The evaluation panels' shape: the ``(caption, field)`` inputs, the run bar, ``above``, then results
+    beside ``side`` (plots)."""
+    form = form_rows(inputs)
     split = QSplitter(Qt.Orientation.Horizontal)
     split.addWidget(results)
     split.addWidget(side)
@@ -118,6 +131,13 @@ class RunBar(QWidget):
         self.progress.setVisible(True)
         self.status.setText(f"Running {name}…")
         self._pool.start(task)
+
+    def chosen(self, pickers: Sequence[FilePicker], ask: str) -> bool:
+        """Whether every picker has its files; if not, the status line says ``ask``."""
+        if all(picker.paths for picker in pickers):
+            return True
+        self.status.setText(ask)
+        return False
 
     def cancel(self) -> None:
         if self.task is not None:

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QSpinBox,
     QWidget,
 )
 
-from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, form_rows, lay_out_panel, results_table, tabs
+from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, lay_out_panel, results_table, tabs, text_pane
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from engine.research.runs import EntityOptions, EntityRun, score_entities
@@ -45,10 +43,7 @@ class EntitiesPanel(QWidget):
         self.per_type = results_table("Entity scores by type", ("type", "reference", "hypothesis", "precision",
                                                                 "recall", "F"))
         self.plot = PlotView("Entity scores plot")
-        self.pairs = QPlainTextEdit()
-        self.pairs.setReadOnly(True)
-        self.pairs.setAccessibleName("Aligned entity pairs")
-        self.pairs.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.pairs = text_pane("Aligned entity pairs")
 
         options = QHBoxLayout()
         for caption, w in (("alignment", self.align), ("mapping", self.mapping), ("extent tolerance (words)",
@@ -57,14 +52,13 @@ class EntitiesPanel(QWidget):
                 options.addWidget(QLabel(caption))
             options.addWidget(w)
         options.addStretch(1)
-        form = form_rows((("Reference", self.reference), ("Hypothesis", self.hypothesis), ("Options", options)))
         tables = tabs("Entity result tables",
                       ((self.components, "By component"), (self.per_type, "By type"), (self.pairs, "Aligned pairs")))
-        lay_out_panel(self, form, self.run, tables, self.plot)
+        lay_out_panel(self, (("Reference", self.reference), ("Hypothesis", self.hypothesis), ("Options", options)),
+                      self.run, tables, self.plot)
 
     def start(self) -> None:
-        if not (self.reference.paths and self.hypothesis.paths):
-            self.run.status.setText("Choose a reference and a hypothesis first.")
+        if not self.run.chosen((self.reference, self.hypothesis), "Choose a reference and a hypothesis first."):
             return
         ref, hyp = self.reference.paths[0], self.hypothesis.paths[0]
         options = EntityOptions(self.align.currentText(), self.tolerance.value(), self.mapping.currentText(),

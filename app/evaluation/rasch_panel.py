@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, form_rows, lay_out_panel, results_table, tabs
+from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, lay_out_panel, results_table, tabs
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from engine.research.runs import RaschRun, fit_matrix
@@ -40,12 +40,11 @@ class RaschPanel(QWidget):
         plots = tabs("Rasch plots", ((self.map_plot, "Systems: measure × outfit"),
                                      (self.question_plot, "Questions: measure × outfit"),
                                      (self.density_plot, "Densities")))
-        form = form_rows((("Matrix", self.matrix), ("Layout", self.layout_choice)))
-        lay_out_panel(self, form, self.run, tables, plots, above=(self.summary,))
+        lay_out_panel(self, (("Matrix", self.matrix), ("Layout", self.layout_choice)), self.run, tables, plots,
+                      above=(self.summary,))
 
     def start(self) -> None:
-        if not self.matrix.paths:
-            self.run.status.setText("Choose a response matrix first.")
+        if not self.run.chosen((self.matrix,), "Choose a response matrix first."):
             return
         path, layout = self.matrix.paths[0], self.layout_choice.currentData()
         self.run.start(lambda report: fit_matrix(path, layout, report), "Rasch fit")

@@ -57,11 +57,10 @@ class SegmentationPanel(QWidget):
         layout.addWidget(split, 1)
 
     def start(self) -> None:
+        if not self.run.chosen((self.files,), "Choose one or more transcripts first."):
+            return
         paths, model = list(self.files.paths), self.model.currentData()
         penalty = None if self.penalty.value() == self.penalty.minimum() else self.penalty.value()
-        if not paths:
-            self.run.status.setText("Choose one or more transcripts first.")
-            return
         self.run.start(lambda report: evaluate_segmentation(paths, model, report, log_penalty=penalty),
                        "segmentation scoring")
 
