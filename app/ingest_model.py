@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from app.format import eta_text, reason
 from app.ingest_controller import TERMINAL, FileStatus
-from app.table_model import Index, RowTableModel
+from app.table_model import RowTableModel
 from engine.jobs import JobState
 
 #: Role carrying a row's progress as a fraction in [0, 1] (None when not running).
@@ -50,6 +50,8 @@ class IngestQueueModel(RowTableModel):
     """Rows keyed by file path; a file queued again reuses its row."""
 
     COLUMNS = ("File", "Status", "Progress", "ETA", "Details")
+    CELLS = (lambda r: Path(r.path).name, lambda r: r.state.value, lambda r: _progress_text(r), lambda r: _eta(r),
+             lambda r: reason(r.path, r.message))
 
     def __init__(self) -> None:
         super().__init__()
@@ -105,22 +107,7 @@ class IngestQueueModel(RowTableModel):
     def rows(self) -> list[Any]:
         return self._rows
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        r = self._rows[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return Path(r.path).name
-            if col == 1:
-                return r.state.value
-            if col == 2:
-                return f"{r.fraction:.0%}" if r.state in (JobState.RUNNING, JobState.DONE) else ""
-            if col == 3:
-                eta = r.eta(time.monotonic())
-                return eta_text(eta) if eta is not None else ""
-            return reason(r.path, r.message)
+    def role_data(self, r: QueueRow, role: int) -> Any:
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{r.path}\n{r.message}" if r.message else r.path
         if role == ProgressRole:
@@ -128,3 +115,12 @@ class IngestQueueModel(RowTableModel):
         if role == StateRole:
             return r.state
         return None
+
+
+def _progress_text(r: QueueRow) -> str:
+    return f"{r.fraction:.0%}" if r.state in (JobState.RUNNING, JobState.DONE) else ""
+
+
+def _eta(r: QueueRow) -> str:
+    eta = r.eta(time.monotonic())
+    return eta_text(eta) if eta is not None else ""

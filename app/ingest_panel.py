@@ -8,7 +8,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QPushButton,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -17,7 +16,7 @@ from PySide6.QtWidgets import (
 from app.delegates import ProgressDelegate
 from app.ingest_controller import TERMINAL, IngestController
 from app.ingest_model import IngestQueueModel, ProgressRole
-from app.widgets import widget_shortcut
+from app.widgets import push_button, widget_shortcut
 from engine.jobs import JobState
 
 
@@ -53,18 +52,10 @@ class IngestPanel(QWidget):
         self.model.dataChanged.connect(self._update_buttons)
         widget_shortcut(QKeySequence.StandardKey.Delete, self.table, self.cancel_selected)
 
-        self.add_button = QPushButton("Add…")
-        self.add_button.setAccessibleName("Add recordings to the queue")
-        self.add_button.clicked.connect(self.add_files_requested)
-        self.cancel_button = QPushButton("Cancel selected")
-        self.cancel_button.setAccessibleName("Cancel the selected files")
-        self.cancel_button.clicked.connect(self.cancel_selected)
-        self.cancel_all_button = QPushButton("Cancel all")
-        self.cancel_all_button.setAccessibleName("Cancel every file in the queue")
-        self.cancel_all_button.clicked.connect(controller.cancel_all)
-        self.clear_button = QPushButton("Clear finished")
-        self.clear_button.setAccessibleName("Remove finished files from the queue")
-        self.clear_button.clicked.connect(self.model.clear_finished)
+        self.add_button = push_button("Add…", "Add recordings to the queue", self.add_files_requested)
+        self.cancel_button = push_button("Cancel selected", "Cancel the selected files", self.cancel_selected)
+        self.cancel_all_button = push_button("Cancel all", "Cancel every file in the queue", controller.cancel_all)
+        self.clear_button = push_button("Clear finished", "Remove finished files from the queue", self.model.clear_finished)
 
         buttons = QHBoxLayout()
         for b in (self.add_button, self.cancel_button, self.cancel_all_button, self.clear_button):

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QPushButton,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import (
 from app.delegates import ProgressDelegate
 from app.ingest_model import ProgressRole
 from app.library_model import LibraryModel, SortRole, StatusRole
-from app.widgets import widget_shortcut
+from app.widgets import push_button, widget_shortcut
 from engine.library import LibraryRow
 
 #: Status filter choices: label -> statuses shown (None: all).
@@ -72,11 +71,9 @@ class _EmptyState(QWidget):
                       " finds the hot spots and makes every word searchable. Transcripts you already have"
                       " (SRT, WebVTT, captions) come in with File › Import transcripts.")
         text.setWordWrap(True)
-        self.add_button = QPushButton("Add recordings…")
-        self.add_button.setAccessibleName("Add recordings")
-        self.sample_button = QPushButton("Try the sample")
-        self.sample_button.setAccessibleName("Add the bundled sample recording")
-        self.sample_button.setToolTip("Transcribe a 20-second sample that ships with Earshot")
+        self.add_button = push_button("Add recordings…", "Add recordings")
+        self.sample_button = push_button("Try the sample", "Add the bundled sample recording",
+                                         tip="Transcribe a 20-second sample that ships with Earshot")
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.add_button)
@@ -135,16 +132,10 @@ class LibraryPanel(QWidget):
         self.table.activated.connect(self._open_index)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
-        self.add_button = QPushButton("Add…")
-        self.add_button.setAccessibleName("Add recordings")
-        self.add_button.setToolTip("Add recordings to the library (or drop files and folders on the window)")
-        self.add_button.clicked.connect(self.add_files_requested)
-        self.reingest_button = QPushButton("Transcribe again")
-        self.reingest_button.setAccessibleName("Transcribe the selected recordings again")
-        self.reingest_button.clicked.connect(self._reingest)
-        self.remove_button = QPushButton("Remove…")
-        self.remove_button.setAccessibleName("Remove the selected recordings from the library")
-        self.remove_button.clicked.connect(self._ask_remove)
+        self.add_button = push_button("Add…", "Add recordings", self.add_files_requested,
+                                      tip="Add recordings to the library (or drop files and folders on the window)")
+        self.reingest_button = push_button("Transcribe again", "Transcribe the selected recordings again", self._reingest)
+        self.remove_button = push_button("Remove…", "Remove the selected recordings from the library", self._ask_remove)
         widget_shortcut(QKeySequence.StandardKey.Delete, self.table, self._ask_remove)
 
         self.confirm = _ConfirmBar()
@@ -240,12 +231,8 @@ class _ConfirmBar(QWidget):
         self._rows: list[LibraryRow] = []
         self.label = QLabel()
         self.label.setWordWrap(True)
-        self.yes = QPushButton("Remove")
-        self.yes.setAccessibleName("Confirm removal")
-        self.no = QPushButton("Keep")
-        self.no.setAccessibleName("Cancel removal")
-        self.yes.clicked.connect(self._accept)
-        self.no.clicked.connect(self.hide)
+        self.yes = push_button("Remove", "Confirm removal", self._accept)
+        self.no = push_button("Keep", "Cancel removal", self.hide)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label, 1)

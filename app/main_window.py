@@ -35,6 +35,7 @@ from app.search_panel import SearchPanel
 from app.settings import AppSettings
 from app.settings_dialog import SettingsDialog
 from app.tasks import TaskPool
+from app.widgets import push_button
 from engine.errors import EarshotError
 from engine.export import FORMATS
 from engine.importer import import_transcript, matching_audio
@@ -365,10 +366,9 @@ class MainWindow(QMainWindow):
         """Offer Settings > Models (with its Download button) once, in the status bar, not in a modal box."""
         if self.model_button is not None:
             return
-        self.model_button = QPushButton("Better accuracy: choose a speech model…")
-        self.model_button.setAccessibleName("Open Settings, Models")
-        self.model_button.setToolTip("The built-in model is in use; Settings › Models downloads a better one")
-        self.model_button.clicked.connect(self.open_model_settings)
+        self.model_button = push_button(
+            "Better accuracy: choose a speech model…", "Open Settings, Models", self.open_model_settings,
+            tip="The built-in model is in use; Settings › Models downloads a better one")
         self.statusBar().addPermanentWidget(self.model_button)
 
     def open_model_settings(self) -> SettingsDialog:

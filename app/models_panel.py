@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QProgressBar,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import (
 from app import dialogs
 from app.format import size_text
 from app.tasks import Task, TaskPool
-from app.widgets import cell_text
+from app.widgets import cell_text, push_button
 from engine.errors import EarshotError
 from models.manager import ModelManager
 
@@ -43,24 +42,15 @@ class ModelsPanel(QWidget):
 
         self.installed = _table(("Model", "Engine", "Language", "Source", "Size", "In use"), "Installed speech models")
         self.installed.itemSelectionChanged.connect(self._update_buttons)
-        self.default_button = QPushButton("Use for new recordings")
-        self.default_button.setAccessibleName("Use the selected model for new recordings")
-        self.default_button.clicked.connect(self._make_default)
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setAccessibleName("Remove the selected model")
-        self.remove_button.clicked.connect(self._remove)
-        self.link_button = QPushButton("Add a model folder…")
-        self.link_button.setAccessibleName("Register a Vosk model folder you already have")
-        self.link_button.clicked.connect(self._link)
+        self.default_button = push_button("Use for new recordings", "Use the selected model for new recordings",
+                                          self._make_default)
+        self.remove_button = push_button("Remove", "Remove the selected model", self._remove)
+        self.link_button = push_button("Add a model folder…", "Register a Vosk model folder you already have", self._link)
 
         self.catalogue = _table(("Model", "Language", "Size", "Kind", "About"), "Speech models to download")
         self.catalogue.itemSelectionChanged.connect(self._update_buttons)
-        self.download_button = QPushButton("Download")
-        self.download_button.setAccessibleName("Download the selected model")
-        self.download_button.clicked.connect(self.download_selected)
-        self.cancel_button = QPushButton("Cancel download")
-        self.cancel_button.setAccessibleName("Cancel the download")
-        self.cancel_button.clicked.connect(self.cancel_download)
+        self.download_button = push_button("Download", "Download the selected model", self.download_selected)
+        self.cancel_button = push_button("Cancel download", "Cancel the download", self.cancel_download)
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Download progress")
         self.progress.setRange(0, 1000)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.delegates import RichTextDelegate
 from app.format import clock
-from app.table_model import Index, RowTableModel
+from app.table_model import RowTableModel
 from app.tasks import TaskPool
 from engine.library import NOTABLE_EVENTS, LibraryReader, SearchFilters, SearchHit, open_reader
 
@@ -41,6 +41,8 @@ RESULT_LIMIT = 100
 
 class SearchResultsModel(RowTableModel):
     COLUMNS = ("Recording", "Time", "Passage", "Around it")
+    CELLS = (lambda hit: Path(hit.recording).stem, lambda hit: clock(hit.hot_spot), lambda hit: hit.snippet,
+             lambda hit: _events_around(hit))
 
     def __init__(self) -> None:
         super().__init__()
@@ -54,23 +56,16 @@ class SearchResultsModel(RowTableModel):
     def rows(self) -> list[Any]:
         return self.hits
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        hit = self.hits[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return Path(hit.recording).stem
-            if col == 1:
-                return clock(hit.hot_spot)
-            if col == 2:
-                return hit.snippet
-            nearest = sorted(hit.events, key=lambda e: (e.kind not in NOTABLE_EVENTS, abs(e.start - hit.hot_spot)))[:3]
-            return ", ".join(f"{e.kind} {_offset(e.start - hit.hot_spot)}" for e in nearest)
+    def role_data(self, hit: SearchHit, role: int) -> Any:
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{hit.recording}\nplays from {clock(hit.hot_spot)} (passage {clock(hit.start)}–{clock(hit.end)})"
         return None
+
+
+def _events_around(hit: SearchHit) -> str:
+    """The three events nearest the hot spot (notable kinds first), with their offsets from it."""
+    nearest = sorted(hit.events, key=lambda e: (e.kind not in NOTABLE_EVENTS, abs(e.start - hit.hot_spot)))[:3]
+    return ", ".join(f"{e.kind} {_offset(e.start - hit.hot_spot)}" for e in nearest)
 
 
 class SearchPanel(QWidget):

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSlider,
     QSpinBox,
     QTabWidget,
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 from app import dialogs
 from app.models_panel import ModelsPanel
 from app.settings import DETECTORS, AppSettings
+from app.widgets import push_button
 
 
 class LibrarySettings(QWidget):
@@ -36,12 +36,8 @@ class LibrarySettings(QWidget):
         self._settings = settings
         self.index_edit = QLineEdit(str(settings.db_path))
         self.index_edit.setAccessibleName("Index file")
-        self.browse = QPushButton("Choose…")
-        self.browse.setAccessibleName("Choose the index file")
-        self.browse.clicked.connect(self._browse)
-        self.open_button = QPushButton("Open this index")
-        self.open_button.setAccessibleName("Open the index file now")
-        self.open_button.clicked.connect(self._open)
+        self.browse = push_button("Choose…", "Choose the index file", self._browse)
+        self.open_button = push_button("Open this index", "Open the index file now", self._open)
         self.workers = QSpinBox()
         self.workers.setAccessibleName("Recognition processes")
         self.workers.setRange(1, max(1, os.cpu_count() or 1) * 2)

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QTableWidget, QToolButton, QWidget
+from PySide6.QtWidgets import QPushButton, QTableWidget, QToolButton, QWidget
+
+
+def push_button(text: str, name: str, slot: Callable[[], object] | SignalInstance | None = None,
+                tip: str | None = None) -> QPushButton:
+    """A push button with an accessible name, an optional tooltip and an optional ``clicked`` slot (or signal)."""
+    button = QPushButton(text)
+    button.setAccessibleName(name)
+    if tip is not None:
+        button.setToolTip(tip)
+    if slot is not None:
+        button.clicked.connect(slot)
+    return button
 
 
 def tool_button(text: str, name: str, slot: Callable[[], object]) -> QToolButton:

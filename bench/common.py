@@ -11,6 +11,7 @@ import json
 import os
 import platform
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,24 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def write_result(name: str, result: dict[str, Any], table: str, *, indent: int = 1, default: Any = None) -> None:
-    """Write ``bench/results/<name>.json`` (``result``) and ``<name>.md`` (``table``, markdown)."""
+def write_result(name: str, result: dict[str, Any], table: str, *, indent: int = 1, default: Any = None,
+                 echo: bool = False) -> None:
+    """Write ``bench/results/<name>.json`` (``result``) and ``<name>.md`` (``table``, markdown); with
+    ``echo``, print the table too."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=indent, default=default) + "\n", encoding="utf-8")
-    (RESULTS / f"{name}.md").write_text(table if table.endswith("\n") else table + "\n", encoding="utf-8")
+    markdown = table if table.endswith("\n") else table + "\n"
+    (RESULTS / f"{name}.md").write_text(markdown, encoding="utf-8")
+    if echo:
+        print(markdown)
+
+
+def built_once(path: Path, what: str, build: Callable[[Path], object]) -> Path:
+    """``path``, made by ``build(path)`` unless an earlier run left it in the cache; ``what`` names it in the log."""
+    if not path.exists():
+        print(f"building {what}: {path}", flush=True)
+        build(path)
+    return path
 
 
 def use_bench_folders(name: str) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import CACHE, REPO, use_bench_folders, write_result
+from bench.common import CACHE, REPO, built_once, use_bench_folders, write_result
 
 QUERIES = ("the", "government", "minister said", "rain", "fuel costs", "bridge", "people were", "council")
 WORDS_PER_MINUTE = 150
@@ -123,10 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hours", type=float, default=200.0)
     args = ap.parse_args(argv)
     use_bench_folders("gui-search")
-    db = CACHE / f"gui-search-{args.hours:g}h.sqlite"
-    if not db.exists():
-        print(f"building a {args.hours:g}-hour synthetic library: {db}", flush=True)
-        build_library(db, args.hours)
+    db = built_once(CACHE / f"gui-search-{args.hours:g}h.sqlite", f"a {args.hours:g}-hour synthetic library",
+                    lambda path: build_library(path, args.hours))
     result = {"hours": args.hours, "words": int(args.hours * 60 * WORDS_PER_MINUTE), "search": time_queries(db),
               "typing": typing_stall(db), "cpus": os.cpu_count()}
     lines = [f"# Search on a {args.hours:g}-hour library ({result['words']:,} words)", "",

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import CACHE, use_bench_folders, write_result
+from bench.common import CACHE, built_once, use_bench_folders, write_result
 
 QUERIES = ("rain", "minister", "water", "police", "government", "market", "people")
 
@@ -38,10 +38,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from tools.broadcast import build_broadcast
 
-    wav = CACHE / f"gui-stall-{args.minutes:g}min.wav"
-    if not wav.exists():
-        print(f"building a {args.minutes:g}-minute broadcast: {wav}", flush=True)
-        build_broadcast(wav, target_seconds=args.minutes * 60, seed=11, applause=False, laughter=False)
+    wav = built_once(CACHE / f"gui-stall-{args.minutes:g}min.wav", f"a {args.minutes:g}-minute broadcast",
+                     lambda path: build_broadcast(path, target_seconds=args.minutes * 60, seed=11, applause=False,
+                                                  laughter=False))
     result = measure(wav, args.workers)
     result.update(platform=platform.platform(), python=sys.version.split()[0], cpus=os.cpu_count(),
                   qpa=os.environ.get("QT_QPA_PLATFORM", "xcb"), minutes=args.minutes)

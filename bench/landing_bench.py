@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import RESULTS, SHARED, machine, write_result
+from bench.common import SHARED, machine, write_result
 from engine.evaluate.collection import (
     SourceRecording,
     Topic,
@@ -173,8 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(label, flush=True)
         report["results"][label] = measure(news, topics, relevant, with_stories=with_stories, folder=folder)
     suffix = "-quick" if args.quick else ""
-    write_result(f"landing{suffix}", report, markdown(report))
-    print((RESULTS / f"landing{suffix}.md").read_text())
+    write_result(f"landing{suffix}", report, markdown(report), echo=True)
     return 0
 
 

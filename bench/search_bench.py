@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import RESULTS, SHARED, machine, write_result
+from bench.common import SHARED, machine, write_result
 from engine.evaluate.collection import (
     SourceRecording,
     Topic,
@@ -317,8 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         queries = [t.query for t in news_topics] + [" ".join(t.query.split()[:2]) for t in news_topics[:80]]
         report["scale"] = scale(news, queries, words=300_000 if args.quick else args.words, folder=folder)
     suffix = "-quick" if args.quick else ""
-    write_result(f"search{suffix}", report, markdown(report))
-    print((RESULTS / f"search{suffix}.md").read_text())
+    write_result(f"search{suffix}", report, markdown(report), echo=True)
     return 0
 
 

@@ -203,43 +203,29 @@ def _check_ingest(run: _Run) -> str:
 
 
 def _check_stories(run: _Run) -> str:
-    rows = _rows(run, lambda store, rec: store.stories(rec))
-    if not rows:
-        raise _StageFailed(
-            "the index has no stories for the sample: ingest does not run story segmentation (engine.segment) yet"
-        )
+    rows = _rows(run, lambda store, rec: store.stories(rec), "stories", "story segmentation (engine.segment)")
     problems = _span_problems(rows, len(run.words), "story")
     if any(b["first_word"] <= a["last_word"] for a, b in pairwise(rows)):
         problems.append("stories overlap")
-    if problems:
-        raise _StageFailed("; ".join(problems))
+    _fail_on(problems)
     truth = [s["start"] for s in run.reference["stories"][1:]]
     found = [round(r["start"], 1) for r in rows[1:]]
     return f"{_count(len(rows), 'story', 'stories')}; boundaries at {found} s (spoken at {truth} s)"
 
 
 def _check_entities(run: _Run) -> str:
-    rows = _rows(run, lambda store, rec: store.entities(rec))
-    if not rows:
-        raise _StageFailed(
-            "the index has no entities for the sample: ingest does not run entity tagging (engine.entities) yet"
-        )
+    rows = _rows(run, lambda store, rec: store.entities(rec), "entities", "entity tagging (engine.entities)")
     problems = _span_problems(rows, len(run.words), "entity")
     problems += [f"entity {r['text']!r} has no type" for r in rows if not str(r["type"]).strip()]
     problems += [f"an entity of type {r['type']} has no text" for r in rows if not str(r["text"]).strip()]
-    if problems:
-        raise _StageFailed("; ".join(problems))
+    _fail_on(problems)
     shown = ", ".join(f"{r['type']} {r['text']!r}" for r in rows[:5])
     return f"{_count(len(rows), 'entity', 'entities')}: {shown}{' ...' if len(rows) > 5 else ''}"
 
 
 def _check_hotspots(run: _Run) -> str:
     """Audio events (engine.detect) for the sample, and an X-duration for every word."""
-    rows = _rows(run, lambda store, rec: store.events(rec))
-    if not rows:
-        raise _StageFailed(
-            "the index has no audio events for the sample: ingest does not run the detectors (engine.detect) yet"
-        )
+    rows = _rows(run, lambda store, rec: store.events(rec), "audio events", "the detectors (engine.detect)")
     duration = float(run.reference["duration"]) + DURATION_TOLERANCE
     problems = [f"event {r['type']!r} at {r['start']:.2f}-{r['end']:.2f} s is outside the recording"
                 for r in rows if not 0 <= r["start"] <= r["end"] <= duration]
@@ -247,8 +233,7 @@ def _check_hotspots(run: _Run) -> str:
     missing = sum(1 for w in run.words if w["x_duration"] is None or w["x_duration"] < 0)
     if missing:
         problems.append(f"{missing} of {len(run.words)} words have no X-duration")
-    if problems:
-        raise _StageFailed("; ".join(problems))
+    _fail_on(problems)
     types = Counter(str(r["type"]) for r in rows)
     kinds = ", ".join(f"{n} {t}" for t, n in types.most_common())
     return f"{_count(len(rows), 'event', 'events')} ({kinds}); X-duration for every word"
@@ -351,8 +336,7 @@ def _check_libraries(run: _Run) -> str:
         problems.append(f"webrtcvad calls {speech_fraction:.0%} of the sample speech")
     if len(onsets) < 5:
         problems.append(f"librosa found only {len(onsets)} onsets")
-    if problems:
-        raise _StageFailed("; ".join(problems))
+    _fail_on(problems)
     return (f"PyAV {av.__version__} decoded {len(audio) / 16_000:.1f} s; webrtcvad: {speech_fraction:.0%} speech; "
             f"librosa {_version('librosa')}: {len(onsets)} onsets; vosk {_version('vosk')} loaded")
 
@@ -437,10 +421,21 @@ def _open_store(run: _Run) -> Store:
     return Store(run.db_path)
 
 
-def _rows(run: _Run, read: Callable[[Store, int], list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """What ``read(store, recording id)`` returns for the sample's recording."""
+def _rows(run: _Run, read: Callable[[Store, int], list[dict[str, Any]]], what: str, made_by: str
+          ) -> list[dict[str, Any]]:
+    """What ``read(store, recording id)`` returns for the sample's recording; none fails the stage, naming
+    ``what`` was missing and the part of ingest (``made_by``) that should have stored it."""
     with _open_store(run) as store:  # refuses a run with nothing ingested
-        return read(store, int(run.recording_id or 0))
+        rows = read(store, int(run.recording_id or 0))
+    if not rows:
+        raise _StageFailed(f"the index has no {what} for the sample: ingest does not run {made_by} yet")
+    return rows
+
+
+def _fail_on(problems: list[str]) -> None:
+    """Fail the stage with every problem found, if any."""
+    if problems:
+        raise _StageFailed("; ".join(problems))
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -5,9 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
 export PYTHONDONTWRITEBYTECODE=1
-.venv/bin/ruff check .
-.venv/bin/lint-imports
-.venv/bin/mypy engine models app
+bash tools/lint.sh
 # The standalone app: build it from this checkout and check it as a user meets it.
 if [ "${EARSHOT_SKIP_BUILD:-0}" != "1" ]; then
   bash packaging/build.sh

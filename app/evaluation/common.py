@@ -7,14 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLayout,
+    QPlainTextEdit,
     QProgressBar,
-    QPushButton,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -23,7 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import dialogs
 from app.tasks import Task, TaskPool
+from app.widgets import push_button
 from engine.jobs import JobReport
 
 
@@ -36,9 +41,39 @@ def tabs(name: str, pages: Sequence[tuple[QWidget, str]]) -> QTabWidget:
     return widget
 
 
-def lay_out_panel(panel: QWidget, form: QFormLayout, run: QWidget, results: QWidget, side: QWidget,
-                  *, above: Sequence[QWidget] = ()) -> None:
-    """The evaluation panels' shape: inputs, the run bar, ``above``, then results beside ``side`` (plots)."""
+def choice_box(name: str, choices: Sequence[tuple[str, object]], tip: str | None = None) -> QComboBox:
+    """A combo box of ``(label, data)`` choices, named for screen readers."""
+    combo = QComboBox()
+    combo.setAccessibleName(name)
+    if tip is not None:
+        combo.setToolTip(tip)
+    for label, data in choices:
+        combo.addItem(label, data)
+    return combo
+
+
+def form_rows(rows: Sequence[tuple[str, QWidget | QLayout]]) -> QFormLayout:
+    """A form of ``(caption, field)`` rows, in order."""
+    form = QFormLayout()
+    for caption, field in rows:
+        form.addRow(caption, field)
+    return form
+
+
+def text_pane(name: str) -> QPlainTextEdit:
+    """A read-only, fixed-width text area for a report, named for screen readers."""
+    pane = QPlainTextEdit()
+    pane.setReadOnly(True)
+    pane.setAccessibleName(name)
+    pane.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    return pane
+
+
+def lay_out_panel(panel: QWidget, inputs: Sequence[tuple[str, QWidget | QLayout]], run: QWidget, results: QWidget,
+                  side: QWidget, *, above: Sequence[QWidget] = ()) -> None:
+    """The evaluation panels' shape: the ``(caption, field)`` inputs, the run bar, ``above``, then results
+    beside ``side`` (plots)."""
+    form = form_rows(inputs)
     split = QSplitter(Qt.Orientation.Horizontal)
     split.addWidget(results)
     split.addWidget(side)
@@ -56,16 +91,17 @@ class RunBar(QWidget):
 
     result_ready = Signal(object)
 
-    def __init__(self, pool: TaskPool, run_label: str) -> None:
+    def __init__(self, pool: TaskPool, run_label: str, on_run: Callable[[], object] | None = None,
+                 on_result: Callable[[Any], object] | None = None) -> None:
+        """``on_run`` is called by the Run button, ``on_result`` with each finished run's result."""
         super().__init__()
         self._pool = pool
         self.task: Task | None = None
-        self.run_button = QPushButton(run_label)
-        self.run_button.setAccessibleName(run_label)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setAccessibleName("Cancel the run")
+        self.run_button = push_button(run_label, run_label, on_run)
+        self.cancel_button = push_button("Cancel", "Cancel the run", self.cancel)
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
+        if on_result is not None:
+            self.result_ready.connect(on_result)
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Run progress")
         self.progress.setRange(0, 1000)
@@ -95,6 +131,13 @@ class RunBar(QWidget):
         self.progress.setVisible(True)
         self.status.setText(f"Running {name}…")
         self._pool.start(task)
+
+    def chosen(self, pickers: Sequence[FilePicker], ask: str) -> bool:
+        """Whether every picker has its files; if not, the status line says ``ask``."""
+        if all(picker.paths for picker in pickers):
+            return True
+        self.status.setText(ask)
+        return False
 
     def cancel(self) -> None:
         if self.task is not None:
@@ -146,17 +189,16 @@ def fill_table(table: QTableWidget, rows: Sequence[Sequence[object]]) -> None:
 
 
 class FilePicker(QWidget):
-    """A button that asks for files and a label that lists what was picked."""
+    """A button that asks for files (one, or any number) and a label that lists what was picked."""
 
     changed = Signal(list)
 
-    def __init__(self, label: str, ask: Callable[[QWidget], list[str]]) -> None:
+    def __init__(self, label: str, title: str, file_filter: str, *, one: bool = False) -> None:
+        """``title`` and ``file_filter`` are the open dialog's; ``one`` keeps only the first file chosen."""
         super().__init__()
-        self._ask = ask
+        self._title, self._filter, self._one = title, file_filter, one
         self.paths: list[str] = []
-        self.button = QPushButton(label)
-        self.button.setAccessibleName(label.rstrip("…"))
-        self.button.clicked.connect(self.pick)
+        self.button = push_button(label, label.rstrip("…"), self.pick)
         self.label = QLabel("nothing chosen")
         self.label.setAccessibleName("Chosen files")
         layout = QHBoxLayout(self)
@@ -165,7 +207,9 @@ class FilePicker(QWidget):
         layout.addWidget(self.label, 1)
 
     def pick(self) -> None:
-        paths = self._ask(self)
+        paths = dialogs.ask_open_files(self, self._title, self._filter)
+        if self._one:
+            paths = paths[:1]
         if paths:
             self.set_paths(paths)
 

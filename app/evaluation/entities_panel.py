@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QSpinBox,
     QWidget,
 )
 
-from app import dialogs
-from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
+from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, lay_out_panel, results_table, tabs, text_pane
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from engine.research.runs import EntityOptions, EntityRun, score_entities
@@ -31,8 +27,9 @@ class EntitiesPanel(QWidget):
     def __init__(self, pool: TaskPool) -> None:
         super().__init__()
         self.result: EntityRun | None = None
-        self.reference = FilePicker("Reference…", _ask_one("Reference with marked-up entities"))
-        self.hypothesis = FilePicker("Hypothesis…", _ask_one("Recogniser output (tagged, or a CTM to tag)"))
+        self.reference = FilePicker("Reference…", "Reference with marked-up entities", TRANSCRIPT_FILTER, one=True)
+        self.hypothesis = FilePicker("Hypothesis…", "Recogniser output (tagged, or a CTM to tag)", TRANSCRIPT_FILTER,
+                                     one=True)
         self.align = _combo("Alignment", ("phonetic", "sclite"))
         self.mapping = _combo("Entity mapping", ("optimal", "greedy"))
         self.tolerance = QSpinBox()
@@ -41,17 +38,12 @@ class EntitiesPanel(QWidget):
         self.tolerance.setValue(EntityOptions().tolerance)
         self.muc = QCheckBox("MUC mode (type and text)")
         self.muc.setAccessibleName("MUC mode")
-        self.run = RunBar(pool, "Score entities")
-        self.run.run_button.clicked.connect(self.start)
-        self.run.result_ready.connect(self.show_result)
+        self.run = RunBar(pool, "Score entities", self.start, self.show_result)
         self.components = results_table("Entity scores by component", _COUNT_HEADERS)
         self.per_type = results_table("Entity scores by type", ("type", "reference", "hypothesis", "precision",
                                                                 "recall", "F"))
         self.plot = PlotView("Entity scores plot")
-        self.pairs = QPlainTextEdit()
-        self.pairs.setReadOnly(True)
-        self.pairs.setAccessibleName("Aligned entity pairs")
-        self.pairs.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.pairs = text_pane("Aligned entity pairs")
 
         options = QHBoxLayout()
         for caption, w in (("alignment", self.align), ("mapping", self.mapping), ("extent tolerance (words)",
@@ -60,17 +52,13 @@ class EntitiesPanel(QWidget):
                 options.addWidget(QLabel(caption))
             options.addWidget(w)
         options.addStretch(1)
-        form = QFormLayout()
-        form.addRow("Reference", self.reference)
-        form.addRow("Hypothesis", self.hypothesis)
-        form.addRow("Options", options)
         tables = tabs("Entity result tables",
                       ((self.components, "By component"), (self.per_type, "By type"), (self.pairs, "Aligned pairs")))
-        lay_out_panel(self, form, self.run, tables, self.plot)
+        lay_out_panel(self, (("Reference", self.reference), ("Hypothesis", self.hypothesis), ("Options", options)),
+                      self.run, tables, self.plot)
 
     def start(self) -> None:
-        if not (self.reference.paths and self.hypothesis.paths):
-            self.run.status.setText("Choose a reference and a hypothesis first.")
+        if not self.run.chosen((self.reference, self.hypothesis), "Choose a reference and a hypothesis first."):
             return
         ref, hyp = self.reference.paths[0], self.hypothesis.paths[0]
         options = EntityOptions(self.align.currentText(), self.tolerance.value(), self.mapping.currentText(),
@@ -100,13 +88,5 @@ class EntitiesPanel(QWidget):
                                 f"SER {r.overall.ser:.3f}, word error rate {wer:.1%}{tagged}.")
 
 
-def _ask_one(title: str):  # type: ignore[no-untyped-def]
-    return lambda parent: dialogs.ask_open_files(parent, title, TRANSCRIPT_FILTER)[:1]
-
-
 def _combo(name: str, items: tuple[str, ...]) -> QComboBox:
-    combo = QComboBox()
-    combo.setAccessibleName(name)
-    combo.setToolTip(name)
-    combo.addItems(list(items))
-    return combo
+    return choice_box(name, [(item, None) for item in items], tip=name)

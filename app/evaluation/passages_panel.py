@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QComboBox, QFormLayout, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QWidget
 
-from app import dialogs
-from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
+from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, lay_out_panel, results_table, tabs, text_pane
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from engine.research.runs import PassageRun, evaluate_passages
@@ -21,35 +19,23 @@ class PassagesPanel(QWidget):
     def __init__(self, pool: TaskPool) -> None:
         super().__init__()
         self.result: PassageRun | None = None
-        self.qrels = FilePicker("Judgements…", lambda parent: dialogs.ask_open_files(
-            parent, "Judgements (qrels: TOPIC DOC OFFSET LENGTH [RELEVANCE])", RUN_FILTER)[:1])
-        self.runs = FilePicker("Runs…", lambda parent: dialogs.ask_open_files(
-            parent, "Runs (TOPIC DOC OFFSET LENGTH RANK SCORE [TAG])", RUN_FILTER))
-        self.units = QComboBox()
-        self.units.setAccessibleName("Units of offsets and lengths")
-        self.units.addItem("characters of the transcript", "chars")
-        self.units.addItem("seconds of audio", "seconds")
-        self.run = RunBar(pool, "Score runs")
-        self.run.run_button.clicked.connect(self.start)
-        self.run.result_ready.connect(self.show_result)
+        self.qrels = FilePicker("Judgements…", "Judgements (qrels: TOPIC DOC OFFSET LENGTH [RELEVANCE])", RUN_FILTER,
+                                one=True)
+        self.runs = FilePicker("Runs…", "Runs (TOPIC DOC OFFSET LENGTH RANK SCORE [TAG])", RUN_FILTER)
+        self.units = choice_box("Units of offsets and lengths",
+                                (("characters of the transcript", "chars"), ("seconds of audio", "seconds")))
+        self.run = RunBar(pool, "Score runs", self.start, self.show_result)
         self.means = results_table("Mean of each measure per run", ("run", "topics"))
         self.per_topic = results_table("Measures per topic of the first run", ("topic",))
-        self.tests = QPlainTextEdit()
-        self.tests.setReadOnly(True)
-        self.tests.setAccessibleName("Paired t-tests between runs")
-        self.tests.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.tests = text_pane("Paired t-tests between runs")
         self.plot = PlotView("Passage retrieval plot")
-        form = QFormLayout()
-        form.addRow("Judgements", self.qrels)
-        form.addRow("Runs", self.runs)
-        form.addRow("Units", self.units)
         tables = tabs("Passage retrieval tables",
                       ((self.means, "Means"), (self.per_topic, "Per topic"), (self.tests, "t-tests")))
-        lay_out_panel(self, form, self.run, tables, self.plot)
+        lay_out_panel(self, (("Judgements", self.qrels), ("Runs", self.runs), ("Units", self.units)), self.run, tables,
+                      self.plot)
 
     def start(self) -> None:
-        if not (self.qrels.paths and self.runs.paths):
-            self.run.status.setText("Choose the judgements and at least one run first.")
+        if not self.run.chosen((self.qrels, self.runs), "Choose the judgements and at least one run first."):
             return
         qrels, runs, units = self.qrels.paths[0], list(self.runs.paths), self.units.currentData()
         self.run.start(lambda report: evaluate_passages(runs, qrels, units, report), "passage scoring")

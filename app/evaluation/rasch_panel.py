@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
-from app import dialogs
-from app.evaluation.common import FilePicker, RunBar, fill_table, lay_out_panel, results_table, tabs
+from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, lay_out_panel, results_table, tabs
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from engine.research.runs import RaschRun, fit_matrix
@@ -23,16 +22,11 @@ class RaschPanel(QWidget):
     def __init__(self, pool: TaskPool) -> None:
         super().__init__()
         self.result: RaschRun | None = None
-        self.matrix = FilePicker("Response matrix…", lambda parent: dialogs.ask_open_files(
-            parent, "Response matrix", MATRIX_FILTER)[:1])
-        self.layout_choice = QComboBox()
-        self.layout_choice.setAccessibleName("Matrix layout")
-        self.layout_choice.addItem("detect", "auto")
-        self.layout_choice.addItem("wide: rows are systems, columns questions", "wide")
-        self.layout_choice.addItem("long: system, question, correct", "long")
-        self.run = RunBar(pool, "Fit Rasch model")
-        self.run.run_button.clicked.connect(self.start)
-        self.run.result_ready.connect(self.show_result)
+        self.matrix = FilePicker("Response matrix…", "Response matrix", MATRIX_FILTER, one=True)
+        self.layout_choice = choice_box("Matrix layout", (
+            ("detect", "auto"), ("wide: rows are systems, columns questions", "wide"),
+            ("long: system, question, correct", "long")))
+        self.run = RunBar(pool, "Fit Rasch model", self.start, self.show_result)
         self.summary = QLabel()
         self.summary.setAccessibleName("Fit summary")
         self.summary.setWordWrap(True)
@@ -46,14 +40,11 @@ class RaschPanel(QWidget):
         plots = tabs("Rasch plots", ((self.map_plot, "Systems: measure × outfit"),
                                      (self.question_plot, "Questions: measure × outfit"),
                                      (self.density_plot, "Densities")))
-        form = QFormLayout()
-        form.addRow("Matrix", self.matrix)
-        form.addRow("Layout", self.layout_choice)
-        lay_out_panel(self, form, self.run, tables, plots, above=(self.summary,))
+        lay_out_panel(self, (("Matrix", self.matrix), ("Layout", self.layout_choice)), self.run, tables, plots,
+                      above=(self.summary,))
 
     def start(self) -> None:
-        if not self.matrix.paths:
-            self.run.status.setText("Choose a response matrix first.")
+        if not self.run.chosen((self.matrix,), "Choose a response matrix first."):
             return
         path, layout = self.matrix.paths[0], self.layout_choice.currentData()
         self.run.start(lambda report: fit_matrix(path, layout, report), "Rasch fit")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QSplitter, QVBoxLayout, QWidget
 
-from app import dialogs
-from app.evaluation.common import FilePicker, RunBar, fill_table, results_table
+from app.evaluation.common import FilePicker, RunBar, choice_box, fill_table, form_rows, results_table
 from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from app.widgets import cell_text
@@ -23,16 +22,13 @@ class SegmentationPanel(QWidget):
     def __init__(self, pool: TaskPool) -> None:
         super().__init__()
         self.result: SegmentationRun | None = None
-        self.files = FilePicker("Transcripts…", lambda parent: dialogs.ask_open_files(
-            parent, "Transcripts with story markers", TRANSCRIPT_FILTER))
-        self.model = QComboBox()
-        self.model.setAccessibleName("Segmentation model")
-        self.model.addItem("Shipped, chosen by punctuation", None)
-        self.model.addItem("newsscape (paper's features)", DEFAULT_MODEL_NAME)
-        self.model.addItem("newsscape-punctuated (+ sentence starts)", PUNCTUATED_MODEL_NAME)
-        self.model.addItem("newsscape-acoustic (X-duration alone)", ACOUSTIC_MODEL_NAME)
-        self.model.setToolTip("Punctuated transcripts (captions, text) use the model with the sentence-start "
-                              "feature; recognizer output has no punctuation and uses the paper's features.")
+        self.files = FilePicker("Transcripts…", "Transcripts with story markers", TRANSCRIPT_FILTER)
+        self.model = choice_box("Segmentation model", (
+            ("Shipped, chosen by punctuation", None), ("newsscape (paper's features)", DEFAULT_MODEL_NAME),
+            ("newsscape-punctuated (+ sentence starts)", PUNCTUATED_MODEL_NAME),
+            ("newsscape-acoustic (X-duration alone)", ACOUSTIC_MODEL_NAME)),
+            tip="Punctuated transcripts (captions, text) use the model with the sentence-start "
+                "feature; recognizer output has no punctuation and uses the paper's features.")
         self.penalty = QDoubleSpinBox()
         self.penalty.setAccessibleName("Boundary penalty")
         self.penalty.setToolTip("Boundary penalty (log). Higher finds more, shorter stories.")
@@ -40,19 +36,14 @@ class SegmentationPanel(QWidget):
         self.penalty.setSingleStep(1.0)
         self.penalty.setSpecialValueText("model's own")  # shown at the minimum: the model's tuned penalty
         self.penalty.setValue(self.penalty.minimum())
-        self.run = RunBar(pool, "Score segmentation")
-        self.run.run_button.clicked.connect(self.start)
-        self.run.result_ready.connect(self.show_result)
+        self.run = RunBar(pool, "Score segmentation", self.start, self.show_result)
         self.table = results_table("Segmentation scores", ("Transcript", "Words", "True stories", "Found", "P(miss)",
                                                            "P(false alarm)", "C_seg", "Pk", "WindowDiff"))
         self.table.itemSelectionChanged.connect(self._show_boundaries)
         self.scores_plot = PlotView("Segmentation scores plot")
         self.boundary_plot = PlotView("Story boundaries plot")
 
-        form = QFormLayout()
-        form.addRow("Files", self.files)
-        form.addRow("Model", self.model)
-        form.addRow("Boundary penalty", self.penalty)
+        form = form_rows((("Files", self.files), ("Model", self.model), ("Boundary penalty", self.penalty)))
         plots = QSplitter(Qt.Orientation.Horizontal)
         plots.addWidget(self.scores_plot)
         plots.addWidget(self.boundary_plot)
@@ -66,11 +57,10 @@ class SegmentationPanel(QWidget):
         layout.addWidget(split, 1)
 
     def start(self) -> None:
+        if not self.run.chosen((self.files,), "Choose one or more transcripts first."):
+            return
         paths, model = list(self.files.paths), self.model.currentData()
         penalty = None if self.penalty.value() == self.penalty.minimum() else self.penalty.value()
-        if not paths:
-            self.run.status.setText("Choose one or more transcripts first.")
-            return
         self.run.start(lambda report: evaluate_segmentation(paths, model, report, log_penalty=penalty),
                        "segmentation scoring")
 

@@ -33,6 +33,19 @@ def non_negative_int(text: str) -> int:
     return _whole_number(text, 0, "0 or more")
 
 
+def command_group(subparsers: Any, name: str, dest: str, metavar: str = "SUBCOMMAND",
+                  **parser_options: Any) -> tuple[argparse.ArgumentParser, Any]:
+    """A command made of subcommands, and the action that takes them; alone, it prints its help and exits 2."""
+    parser = subparsers.add_parser(name, **parser_options)
+    parser.set_defaults(func=lambda args: _print_help(parser))
+    return parser, parser.add_subparsers(dest=dest, metavar=metavar, parser_class=type(parser))
+
+
+def _print_help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
 def open_db_path(args: argparse.Namespace) -> Path:
     """The index file named by ``--db``, or the default one."""
     return Path(args.db).absolute() if args.db else default_db_path()

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine.cli.common import non_negative_int, open_store, positive_int
+from engine.cli.common import command_group, non_negative_int, open_store, positive_int
 from engine.entities import config
 from engine.entities.spans import TYPE_ELEMENT
 from engine.entities.tagger import load_tagger, model_path
@@ -34,9 +34,8 @@ log = logging.getLogger("earshot.entities")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("entities", help="named entities: score against a reference, tag, train")
-    parser.set_defaults(func=lambda args: _help(parser))
-    sub = parser.add_subparsers(dest="entities_command", metavar="SUBCOMMAND", parser_class=type(parser))
+    _, sub = command_group(subparsers, "entities", "entities_command",
+                           help="named entities: score against a reference, tag, train")
 
     score = sub.add_parser("score", help="score tagged recognizer output against a marked-up reference")
     score.add_argument("--ref", required=True, metavar="REF", help="reference: marked-up text, .stm or .trn")
@@ -69,11 +68,6 @@ def register(subparsers) -> None:
                        help=f"passes over the data (default {config.PERCEPTRON_EPOCHS})")
     train.add_argument("--keep-case", action="store_true", help="do not lower-case the training text")
     train.set_defaults(func=_train)
-
-
-def _help(parser) -> int:
-    parser.print_help()
-    return 2
 
 
 def _score(args) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli.common import positive_int
+from engine.cli.common import command_group, positive_int
 from engine.errors import ParameterError
 from engine.evaluate.rasch import (
     anchor_check,
@@ -43,13 +43,11 @@ log = logging.getLogger("earshot.rasch")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "rasch", help="compare systems and questions on a Rasch logit scale",
+    _, actions = command_group(
+        subparsers, "rasch", "rasch_command", "ACTION", help="compare systems and questions on a Rasch logit scale",
         description="Rasch measurement of systems (rows) and questions (columns) of a 1/0/blank response matrix "
                     "(CSV or TSV; wide, or long with columns system, question, correct).",
     )
-    parser.set_defaults(func=lambda args: _help(parser))
-    actions = parser.add_subparsers(dest="rasch_command", metavar="ACTION", parser_class=type(parser))
 
     p = actions.add_parser("fit", help="calibrate: measures, SEs, fit, separation; tables and figures")
     _matrix_args(p)
@@ -122,11 +120,6 @@ def _matrix_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layout", choices=("auto", "wide", "long"), default="auto",
                    help="wide (rows systems, columns questions) or long (system, question, correct); default: "
                         "long when the header has those three columns")
-
-
-def _help(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 # --- handlers ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli.common import open_store
+from engine.cli.common import command_group, open_store
 from engine.errors import NotFoundError, ParameterError
 from engine.research.segment.experiments import leave_one_out, score
 from engine.research.segment.explain import explain
@@ -37,9 +37,7 @@ log = logging.getLogger("earshot.segment")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("segment", help="cut transcripts into stories (HMM segmenter)")
-    parser.set_defaults(func=lambda args: _help(parser))
-    sub = parser.add_subparsers(dest="segment_command", metavar="SUBCOMMAND", parser_class=type(parser))
+    _, sub = command_group(subparsers, "segment", "segment_command", help="cut transcripts into stories (HMM segmenter)")
 
     train = sub.add_parser("train", help="train a segmentation model on transcripts with story markers")
     train.add_argument("--corpus", required=True, metavar="DIR", help="folder of .txt3 (or .txt) transcripts")
@@ -84,11 +82,6 @@ def _model_args(parser) -> None:
     parser.add_argument("--threshold", type=float, default=None, metavar="P",
                         help="instead of the best path, a boundary wherever the posterior of a story start "
                              "within 5 words peaks above P (0..1); lower gives more stories")
-
-
-def _help(parser) -> int:
-    parser.print_help()
-    return 2
 
 
 def _load_transcript(rec: str, args=None):

@@ -22,14 +22,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.search import config
 from engine.search.candidates import Candidates
-from engine.search.scoring import (
-    idf,
-    marked_runs,
-    mixture_log_likelihood,
-    range_term_counts,
-    relevance_model,
-    tfidf_scores,
-)
+from engine.search.scoring import idf, marked_runs, mixture_log_likelihood, range_term_counts, relevance_model, tfidf_scores
 from engine.storage.passages import CorpusTotals
 
 

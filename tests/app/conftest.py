@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from app.main_window import MainWindow
 from app.tasks import ImmediatePool
 from engine.storage.store import Store
 from tests.app.gui_helpers import STORIES, Broadcast, store_truth
-from tools.broadcast import build_broadcast
+from tools.broadcast import BroadcastTruth, build_broadcast
 
 
 @pytest.fixture(scope="session")
@@ -39,24 +40,25 @@ def _private_cache_dir(_session_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 @pytest.fixture(scope="session")
 def broadcast(tmp_path_factory: pytest.TempPathFactory) -> Broadcast:
     """Two short stories read by espeak-ng with a music bed between them (about 20 s)."""
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (tools/setup.sh installs it)")
-    folder = tmp_path_factory.mktemp("broadcast")
-    wav = folder / "evening-news.wav"
-    truth = build_broadcast(wav, stories=STORIES, seed=0, noise_bursts=False, tts_cache_dir=folder / "tts")
+    wav, truth = _spoken(tmp_path_factory, "broadcast/evening-news.wav", stories=STORIES, seed=0)
     return Broadcast(wav, truth)
 
 
 @pytest.fixture(scope="session")
 def one_story(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A single short story, no music: the quickest thing to ingest for real."""
+    return _spoken(tmp_path_factory, "one-story/bulletin.wav", stories=STORIES[:1], seed=1, music_beds=False)[0]
+
+
+def _spoken(tmp_path_factory: pytest.TempPathFactory, where: str, **options: Any) -> tuple[Path, BroadcastTruth]:
+    """A broadcast read by espeak-ng, no noise bursts, written to ``where`` ("folder/name.wav", the folder made
+    fresh in the session's temp tree), and its truth; ``options`` go to build_broadcast."""
     if shutil.which("espeak-ng") is None:
         pytest.skip("espeak-ng is not installed (tools/setup.sh installs it)")
-    folder = tmp_path_factory.mktemp("one-story")
-    wav = folder / "bulletin.wav"
-    build_broadcast(wav, stories=STORIES[:1], seed=1, music_beds=False, noise_bursts=False,
-                    tts_cache_dir=folder / "tts")
-    return wav
+    folder_name, wav_name = where.split("/")
+    folder = tmp_path_factory.mktemp(folder_name)
+    wav = folder / wav_name
+    return wav, build_broadcast(wav, noise_bursts=False, tts_cache_dir=folder / "tts", **options)
 
 
 @pytest.fixture

@@ -91,6 +91,7 @@ def test_setup_installs_what_the_build_and_tests_need() -> None:
     assert "libpython$pyver" in setup  # Debian's Python keeps its shared library apart
 
 
-@pytest.mark.parametrize("script", ["tools/setup.sh", "tools/test.sh", "tools/lock.sh", "tools/fresh_machine.sh", ".ci/run"])
+@pytest.mark.parametrize("script", ["tools/setup.sh", "tools/test.sh", "tools/lint.sh", "tools/check.sh",
+                                    "tools/lock.sh", "tools/fresh_machine.sh", ".ci/run"])
 def test_shell_scripts_parse(script: str) -> None:
     subprocess.run(["bash", "-n", str(REPO / script)], check=True)

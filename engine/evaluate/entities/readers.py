@@ -20,7 +20,7 @@ Lines starting with ``;;`` are comments in stm, trn and ctm files.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ def detect_format(path: Path, text: str) -> str:
     suffix = path.suffix.lower().lstrip(".")
     if suffix in FORMATS:
         return suffix
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith(";;")][:50]
+    lines = [ln for _, ln in _scored_lines(text)][:50]
     if lines and all(_CTM_LINE.match(ln) for ln in lines):
         return "ctm"
     if lines and all(_TRN_LINE.match(ln) for ln in lines):
@@ -68,14 +68,27 @@ def read_transcript(path: str | Path, fmt: str | None = None) -> tuple[Transcrip
     return reader(), fmt
 
 
+def _scored_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number from 1, line) of every line that is neither blank nor a ``;;`` comment."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip() and not line.startswith(";;"):
+            yield number, line
+
+
+def _match(pattern: re.Pattern[str], line: str, where: str, expected: str) -> re.Match[str]:
+    """``pattern``'s match of ``line``, or TranscriptError "``where``: not ``expected``: line"."""
+    m = pattern.match(line)
+    if not m:
+        raise TranscriptError(f"{where}: not {expected}: {line!r}")
+    return m
+
+
 def read_ctm(text: str, source: str = "<ctm>") -> Transcript:
     """Words with times, in file order per (file, channel); short tags allowed on words.
 
     Lines are not re-sorted by time inside a channel: tags on words depend on their order."""
     rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith(";;"):
-            continue
+    for number, line in _scored_lines(text):
         parts = line.split()
         try:  # the common case, without a regular expression
             if len(parts) not in (5, 6):
@@ -85,9 +98,7 @@ def read_ctm(text: str, source: str = "<ctm>") -> Transcript:
             continue
         except ValueError:
             pass
-        m = _CTM_LINE.match(line)
-        if not m:
-            raise TranscriptError(f"{source}:{number}: not a CTM line (file channel start duration word [conf]): {line!r}")
+        m = _match(_CTM_LINE, line, f"{source}:{number}", "a CTM line (file channel start duration word [conf])")
         rows.append((m.group(1), m.group(2), float(m.group(3)), float(m.group(4)), m.group(5), number, m.start(5) + 1))
     first_seen: dict[tuple[str, str], int] = {}
     for r in rows:
@@ -108,12 +119,8 @@ def read_ctm(text: str, source: str = "<ctm>") -> Transcript:
 def read_stm(text: str, source: str = "<stm>") -> Transcript:
     """Segments with times and marked-up text; segments are sorted by file, channel and start."""
     rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith(";;"):
-            continue
-        m = _STM_LINE.match(line)
-        if not m:
-            raise TranscriptError(f"{source}:{number}: not an STM line (file channel speaker start end text): {line!r}")
+    for number, line in _scored_lines(text):
+        m = _match(_STM_LINE, line, f"{source}:{number}", "an STM line (file channel speaker start end text)")
         rows.append((m.group(1), m.group(2), float(m.group(4)), float(m.group(5)), m.group(7), number, m.start(7) + 1))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     reader = MarkupReader(source)
@@ -128,12 +135,8 @@ def read_stm(text: str, source: str = "<stm>") -> Transcript:
 def read_trn(text: str, source: str = "<trn>") -> Transcript:
     """Utterances ``text (id)``; the id is each word's alignment unit."""
     reader = MarkupReader(source)
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith(";;"):
-            continue
-        m = _TRN_LINE.match(line)
-        if not m:
-            raise TranscriptError(f"{source}:{number}: not a trn line (text (utterance-id)): {line!r}")
+    for number, line in _scored_lines(text):
+        m = _match(_TRN_LINE, line, f"{source}:{number}", "a trn line (text (utterance-id))")
         reader.new_segment(unit="utt " + m.group(2).strip())
         reader.feed(m.group(1), number, 1)
     return reader.finish()

@@ -157,19 +157,8 @@ def _fit_sums(x, row_state, col_state, theta, b, w_floor_squared):  # pragma: no
             wd = w if w * w >= w_floor_squared else w_floor
             outfit_var = kurt / (wd * wd)
             infit_var = kurt - w * w
-            resid2 = resid * resid
-            row_sums[r, 0] += 1.0
-            row_sums[r, 1] += resid
-            row_sums[r, 2] += z2
-            row_sums[r, 3] += resid2
-            row_sums[r, 4] += w
-            row_sums[r, 5] += outfit_var
-            row_sums[r, 6] += infit_var
-            col_sums[c, 0] += 1.0
-            col_sums[c, 1] += resid
-            col_sums[c, 2] += z2
-            col_sums[c, 3] += resid2
-            col_sums[c, 4] += w
-            col_sums[c, 5] += outfit_var
-            col_sums[c, 6] += infit_var
+            terms = (1.0, resid, z2, resid * resid, w, outfit_var, infit_var)  # in SUM_* order
+            for k in range(N_SUMS):
+                row_sums[r, k] += terms[k]
+                col_sums[c, k] += terms[k]
     return row_sums, col_sums

@@ -45,11 +45,7 @@ def read_matrix(path: str | Path, *, layout: str = "auto") -> ResponseMatrix:
         raise MatrixFileError(path, f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     p = Path(path)
     rows = _csv_rows(p)
-    try:
-        line, header = next(rows)
-    except StopIteration:
-        raise MatrixFileError(p, "empty file: no header and no responses") from None
-    names = [h.strip().lower() for h in header]
+    line, header, names = _header(p, rows, "no header and no responses")
     is_long = all(c in names for c in LONG_COLUMNS)
     if layout == "long" and not is_long:
         missing = [c for c in LONG_COLUMNS if c not in names]
@@ -58,6 +54,16 @@ def read_matrix(path: str | Path, *, layout: str = "auto") -> ResponseMatrix:
     if layout == "long" or (layout == "auto" and is_long):
         return _read_long(p, names, rows)
     return _read_wide(p, line, header, rows)
+
+
+def _header(path: Path, rows: Iterator[tuple[int, list[str]]], if_empty: str) -> tuple[int, list[str], list[str]]:
+    """Take the first row off ``rows``: its line number, its cells and their lower-cased names.
+    An empty file raises MatrixFileError("empty file: " + ``if_empty``)."""
+    try:
+        line, header = next(rows)
+    except StopIteration:
+        raise MatrixFileError(path, f"empty file: {if_empty}") from None
+    return line, header, [h.strip().lower() for h in header]
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
@@ -209,11 +215,7 @@ def read_anchors(path: str | Path) -> dict[str, float]:
     if p.suffix.lower() == ".json":
         return _anchors_from_json(p)
     rows = _csv_rows(p)
-    try:
-        line, header = next(rows)
-    except StopIteration:
-        raise MatrixFileError(p, "empty file: expected a header with question and difficulty columns") from None
-    names = [h.strip().lower() for h in header]
+    line, _, names = _header(p, rows, "expected a header with question and difficulty columns")
     value_name = "difficulty" if "difficulty" in names else "measure" if "measure" in names else None
     if "question" not in names or value_name is None:
         raise MatrixFileError(p, "the header needs a 'question' column and a 'difficulty' (or 'measure') column",

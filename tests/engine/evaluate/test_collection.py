@@ -7,14 +7,12 @@ import pytest
 
 from engine.evaluate.collection import headline, judgements, make_topics, newsscape_recordings, perturbed_copy
 from engine.search.text import terms
-from tests.engine.search.conftest import NEWSSCAPE
+from tests.shared_data import shared_data
 
 
 @pytest.fixture(scope="module")
 def newsscape():
-    if not NEWSSCAPE.is_dir():
-        pytest.skip(f"shared NewsScape data absent ({NEWSSCAPE})")
-    return newsscape_recordings(NEWSSCAPE)
+    return newsscape_recordings(shared_data("newsscape", "NewsScape data"))
 
 
 def test_newsscape_days_become_half_hour_recordings(newsscape):

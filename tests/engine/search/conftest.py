@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engine.storage.store import NewRecording, Store, WordRow
+from tests.shared_data import shared_data
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 LEE = SHARED / "lee"
@@ -46,11 +47,9 @@ VOCABULARY = _WORDS.split()
 
 @pytest.fixture(scope="session")
 def lee_sources():
-    if not LEE.is_dir():
-        pytest.skip(f"shared Lee corpus absent ({LEE})")
     from engine.evaluate.collection import lee_recordings
 
-    return lee_recordings(LEE)
+    return lee_recordings(shared_data("lee", "Lee corpus"))
 
 
 @pytest.fixture(scope="session")

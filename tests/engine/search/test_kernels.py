@@ -8,14 +8,7 @@ import numpy as np
 import pytest
 
 from engine.errors import ParameterError
-from engine.search.scoring import (
-    idf,
-    marked_runs,
-    mixture_log_likelihood,
-    range_term_counts,
-    relevance_model,
-    tfidf_scores,
-)
+from engine.search.scoring import idf, marked_runs, mixture_log_likelihood, range_term_counts, relevance_model, tfidf_scores
 
 from . import naive
 

@@ -23,33 +23,27 @@ def jmle_sweep(x, row_score, col_score, row_state, col_state, theta, b, max_step
     n_rows, n_cols = x.shape
     changes, residuals = [0.0], [0.0]
 
-    def clamp(step):
-        return max(-max_step, min(max_step, step))
+    def newton_step(score, ps, sign):
+        """The clamped step for one row (sign +1) or column (sign -1) from its expected score; None: no information."""
+        residual = score - sum(ps)
+        information = sum(p * (1 - p) for p in ps)
+        residuals.append(abs(residual))
+        if information <= 0:
+            return None
+        step = max(-max_step, min(max_step, sign * residual / information))
+        changes.append(abs(step))
+        return step
 
     for r in range(n_rows):
-        if row_state[r] != FREE:
-            continue
-        cells = [c for c in range(n_cols) if x[r, c] >= 0 and col_state[c] != OFF]
-        ps = [prob(theta[r], b[c]) for c in cells]
-        residual = row_score[r] - sum(ps)
-        information = sum(p * (1 - p) for p in ps)
-        residuals.append(abs(residual))
-        if information > 0:
-            step = clamp(residual / information)
-            theta[r] += step
-            changes.append(abs(step))
+        if row_state[r] == FREE:
+            cells = [c for c in range(n_cols) if x[r, c] >= 0 and col_state[c] != OFF]
+            step = newton_step(row_score[r], [prob(theta[r], b[c]) for c in cells], 1)
+            theta[r] += step or 0.0
     for c in range(n_cols):
-        if col_state[c] != FREE:
-            continue
-        cells = [r for r in range(n_rows) if x[r, c] >= 0 and row_state[r] != OFF]
-        ps = [prob(theta[r], b[c]) for r in cells]
-        residual = col_score[c] - sum(ps)
-        information = sum(p * (1 - p) for p in ps)
-        residuals.append(abs(residual))
-        if information > 0:
-            step = clamp(-residual / information)
-            b[c] += step
-            changes.append(abs(step))
+        if col_state[c] == FREE:
+            cells = [r for r in range(n_rows) if x[r, c] >= 0 and row_state[r] != OFF]
+            step = newton_step(col_score[c], [prob(theta[r], b[c]) for r in cells], -1)
+            b[c] += step or 0.0
     return max(changes), max(residuals)
 
 
