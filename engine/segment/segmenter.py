@@ -15,7 +15,13 @@ from engine.segment.loader import load_model
 from engine.segment.model import SegmentationModel
 from engine.segment.rules import enforce_min_length, posterior_starts
 from engine.segment.text import Transcript, sentence_starts_from_display
-from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, model_for_recognizer
+from models.segmentation import (
+    ACOUSTIC_MODEL_NAME,
+    DEFAULT_MODEL_NAME,
+    PUNCTUATED_MODEL_NAME,
+    RECOGNISER_MODEL_NAME,
+    model_for_recognizer,
+)
 
 
 @dataclass(frozen=True)
@@ -215,7 +221,8 @@ TEXT_WITHOUT_TIMES_NOTE = (
 def shipped_model_note(transcript: Transcript, model: SegmentationModel | str | Path | None) -> str | None:
     """A hint for the user when a shipped model segments text that has no word times, else None."""
 
-    shipped = model is None or str(model) in (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME)
+    shipped = model is None or str(model) in (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME,
+                                              RECOGNISER_MODEL_NAME)
     return TEXT_WITHOUT_TIMES_NOTE if shipped and transcript.starts is None else None
 
 
@@ -257,6 +264,9 @@ def segment_recognised(
     Whisper; None or empty strings: same as ``words``). Sentence ends in it pick the
     punctuated model and feed SENTENCE-START; ``model`` (default: the shipped model for
     ``engine``, see ``models.segmentation.model_for_recognizer``) overrides the choice.
+    A model that carries a calibrated boundary-posterior threshold (``info["posterior_threshold"]``,
+    the recogniser model) places its boundaries there unless ``log_penalty`` or
+    ``posterior_threshold`` is given.
     A model that carries a boundary rule fitted on held-out days (``info["boundary_rule"]``,
     see ``engine.segment.boundaries``) places its boundaries by that rule unless ``log_penalty``
     or ``posterior_threshold`` is given. Otherwise, with a model whose ``info["block_seconds"]`` is
@@ -270,6 +280,8 @@ def segment_recognised(
     chosen = model if model is not None else model_for_recognizer(engine, punctuated=bool(sentences.size))
     resolved = resolve_model(chosen)
     wants_sentences = "sentence_start" in resolved.feature_names
+    if posterior_threshold is None and log_penalty is None and "posterior_threshold" in resolved.info:
+        posterior_threshold = float(resolved.info["posterior_threshold"])
     seg = segment_words(
         words, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed, model=resolved,
         log_penalty=log_penalty, posterior_threshold=posterior_threshold,
