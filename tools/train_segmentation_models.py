@@ -49,8 +49,10 @@ WHISPER_LIKE_SEED = 7
 def recogniser_model(transcripts: list[Transcript], info: dict, *, seed: int = WHISPER_LIKE_SEED) -> SegmentationModel:
     """The recogniser model: punctuated features on Whisper-like days, with a held-out posterior threshold.
 
-    The threshold is fitted on every day's start posterior under a model trained on the other
-    days (with the hyper-parameters tuned on all of them).
+    The block length ingest applies (``info["block_seconds"]``) and the boundary-posterior
+    threshold (``info["posterior_threshold"]``, the operating point of ``--threshold``) are fitted
+    on every day's decode by a model trained on the other days (with the hyper-parameters tuned
+    on all of them).
     """
     rng = np.random.default_rng(seed)
     days = [whisper_like(t, rng=rng) for t in transcripts]
@@ -59,9 +61,12 @@ def recogniser_model(transcripts: list[Transcript], info: dict, *, seed: int = W
     for held in days:
         rest = [t for t in days if t is not held]
         inner = train_model(rest, hyper=model.hyper, features=PUNCTUATED_FEATURES)
-        decoded.append((segment_transcript(held, model=inner).boundary_posterior, held))
-    model.info["posterior_threshold"] = fit_posterior_threshold(decoded)
-    print(f"posterior threshold: {model.info['posterior_threshold']}", flush=True)
+        seg = segment_transcript(held, model=inner)
+        decoded.append((seg.story_starts, seg.boundary_posterior, held))
+    model.info["block_seconds"] = fit_block_seconds(decoded)
+    model.info["posterior_threshold"] = fit_posterior_threshold([(post, t) for _, post, t in decoded])
+    print(f"block length {model.info['block_seconds']} s, posterior threshold {model.info['posterior_threshold']}",
+          flush=True)
     return model
 
 

@@ -264,9 +264,6 @@ def segment_recognised(
     Whisper; None or empty strings: same as ``words``). Sentence ends in it pick the
     punctuated model and feed SENTENCE-START; ``model`` (default: the shipped model for
     ``engine``, see ``models.segmentation.model_for_recognizer``) overrides the choice.
-    A model that carries a calibrated boundary-posterior threshold (``info["posterior_threshold"]``,
-    the recogniser model) places its boundaries there unless ``log_penalty`` or
-    ``posterior_threshold`` is given.
     A model that carries a boundary rule fitted on held-out days (``info["boundary_rule"]``,
     see ``engine.segment.boundaries``) places its boundaries by that rule unless ``log_penalty``
     or ``posterior_threshold`` is given. Otherwise, with a model whose ``info["block_seconds"]`` is
@@ -280,8 +277,6 @@ def segment_recognised(
     chosen = model if model is not None else model_for_recognizer(engine, punctuated=bool(sentences.size))
     resolved = resolve_model(chosen)
     wants_sentences = "sentence_start" in resolved.feature_names
-    if posterior_threshold is None and log_penalty is None and "posterior_threshold" in resolved.info:
-        posterior_threshold = float(resolved.info["posterior_threshold"])
     seg = segment_words(
         words, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed, model=resolved,
         log_penalty=log_penalty, posterior_threshold=posterior_threshold,

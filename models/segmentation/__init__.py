@@ -28,8 +28,8 @@ PUNCTUATED_MODEL_NAME = "newsscape-punctuated"
 ACOUSTIC_MODEL_NAME = "newsscape-acoustic"
 
 #: The shipped model for recogniser text with Whisper-style punctuation (sentence ends and case only,
-#: about one sentence end per 42 words): trained on captions made recogniser-like, it places boundaries
-#: where the start posterior peaks above the threshold it carries (``info["posterior_threshold"]``).
+#: about one sentence end per 42 words), trained on captions made recogniser-like. It also carries a
+#: boundary-posterior threshold fitted on held-out days (``info["posterior_threshold"]``, for ``--threshold``).
 RECOGNISER_MODEL_NAME = "newsscape-recogniser"
 
 #: Recognisers whose output goes to the X-DURATION-only model. PocketSphinx's bundled

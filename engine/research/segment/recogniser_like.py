@@ -28,7 +28,9 @@ from engine.segment.text import Transcript
 WHISPER_WORDS_PER_SENTENCE = 42.0
 
 #: Boundary-posterior thresholds searched by :func:`fit_posterior_threshold`.
-GRID_POSTERIOR_THRESHOLD = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: The HMM's start posteriors are sharp (most of a true start's window mass sits on one word), so
+#: the grid is finer near 1.
+GRID_POSTERIOR_THRESHOLD = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
 
 
 def whisper_like(transcript: Transcript, *, words_per_sentence: float = WHISPER_WORDS_PER_SENTENCE,

@@ -199,26 +199,27 @@ def test_each_recogniser_gets_its_shipped_model():
 
 
 def test_shipped_recogniser_model_takes_whisper_text_and_refuses_unpunctuated_input(newsscape_days):
-    """Whisper's output goes to the recogniser model, which places stories at its calibrated threshold."""
+    """Whisper's output goes to the recogniser model (Viterbi, its blocks, the floor); bare words are refused."""
     from engine.segment.loader import load_model
     from engine.segment.segmenter import segment_recognised, segment_words
-    from engine.segment.text import sentence_starts_from_display
-    from models.segmentation import RECOGNISER_MODEL_NAME, model_path
+    from models.segmentation import PUNCTUATED_MODEL_NAME, RECOGNISER_MODEL_NAME, model_path
 
     if not model_path(RECOGNISER_MODEL_NAME).is_file():
         pytest.skip("shipped segmentation models not built")
     model = load_model(RECOGNISER_MODEL_NAME)
     assert "sentence_start" in model.feature_names
-    assert 0.0 < model.info["posterior_threshold"] < 1.0
+    assert 0.0 < model.info["posterior_threshold"] < 1.0 and model.info["block_seconds"] >= 0.0
     day = newsscape_days[0].slice(0, 4000)
     shown = list(day.words)
     for i in day.sentence_starts[1::3]:  # one caption sentence end in three, about Whisper's rate
         shown[i - 1] += "."
     seg = segment_recognised(day.words, shown, engine="whisper", starts=day.starts, ends=day.ends)
-    expected = segment_words(day.words, starts=day.starts, ends=day.ends, model=model,
-                             sentence_starts=sentence_starts_from_display(shown),
-                             posterior_threshold=model.info["posterior_threshold"]).merged_short(30)
-    np.testing.assert_array_equal(seg.story_starts, expected.story_starts)
-    assert 1 < seg.story_starts.size < len(day) / 30
+    named = segment_recognised(day.words, shown, engine=None, starts=day.starts, ends=day.ends,
+                               model=RECOGNISER_MODEL_NAME)
+    np.testing.assert_array_equal(seg.story_starts, named.story_starts)
+    caption_model = segment_recognised(day.words, shown, engine=None, starts=day.starts, ends=day.ends,
+                                       model=PUNCTUATED_MODEL_NAME)
+    assert not np.array_equal(seg.boundary_posterior, caption_model.boundary_posterior)
+    assert seg.story_starts.size > 1 and np.diff(np.append(seg.story_starts, len(day))).min() >= 30
     with pytest.raises(ParameterError, match="needs sentence punctuation"):
         segment_words(day.words, starts=day.starts, ends=day.ends, model=model)

@@ -79,8 +79,8 @@ def test_recogniser_model_trains_on_a_small_fixture_and_carries_its_threshold(rn
     model = recogniser_model(days, {"corpus": "fixture"}, seed=3)
     assert "sentence_start" in model.feature_names
     assert model.info["input"] == "whisper-like captions"
-    threshold = model.info["posterior_threshold"]
-    assert 0.0 < threshold < 1.0
+    assert 0.0 < model.info["posterior_threshold"] < 1.0
+    assert model.info["block_seconds"] in (0.0, 30.0, 45.0, 60.0, 90.0)
     test = _punctuated_day(rng, 14, name="test")
     shown = list(test.words)
     for i in whisper_like(test, rng=rng).sentence_starts[1:]:
