@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,21 @@ def test_shipped_recogniser_model_takes_whisper_text_and_refuses_unpunctuated_in
     assert seg.story_starts.size > 1 and np.diff(np.append(seg.story_starts, len(day))).min() >= 30
     with pytest.raises(ParameterError, match="needs sentence punctuation"):
         segment_words(day.words, starts=day.starts, ends=day.ends, model=model)
+
+
+def test_recogniser_model_threshold_has_a_smooth_operating_range(newsscape_days):
+    """Story counts against the posterior threshold fall step by step, never from thousands to a handful."""
+    from engine.research.segment.recogniser_like import whisper_like
+    from engine.segment.segmenter import segment_transcript
+    from models.segmentation import RECOGNISER_MODEL_NAME, model_path
+
+    if not model_path(RECOGNISER_MODEL_NAME).is_file():
+        pytest.skip("shipped segmentation models not built")
+    day = whisper_like(newsscape_days[0].slice(0, 8000), rng=np.random.default_rng(5))
+    thresholds = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+    counts = [segment_transcript(day, model=RECOGNISER_MODEL_NAME, posterior_threshold=p).story_starts.size
+              for p in thresholds]
+    assert all(a >= b for a, b in itertools.pairwise(counts))
+    assert counts[0] > 2 * counts[-1] > 2
+    # no step of 0.1 or less in the threshold removes more than a third of the stories
+    assert all(b >= 2 * a / 3 for a, b in itertools.pairwise(counts)), counts
