@@ -12,7 +12,7 @@ from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from app.widgets import cell_text
 from engine.research.runs import SegmentationRun, evaluate_segmentation
-from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
+from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, RECOGNISER_MODEL_NAME
 
 TRANSCRIPT_FILTER = "Transcripts with story markers (*.txt3 *.txt);;All files (*)"
 
@@ -31,6 +31,7 @@ class SegmentationPanel(QWidget):
         self.model.addItem("newsscape (paper's features)", DEFAULT_MODEL_NAME)
         self.model.addItem("newsscape-punctuated (+ sentence starts)", PUNCTUATED_MODEL_NAME)
         self.model.addItem("newsscape-acoustic (X-duration alone)", ACOUSTIC_MODEL_NAME)
+        self.model.addItem("newsscape-recogniser (Whisper-style punctuation)", RECOGNISER_MODEL_NAME)
         self.model.setToolTip("Punctuated transcripts (captions, text) use the model with the sentence-start "
                               "feature; recognizer output has no punctuation and uses the paper's features.")
         self.penalty = QDoubleSpinBox()
