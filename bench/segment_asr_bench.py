@@ -305,10 +305,30 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
     with_blocks = replace(punctuated, info={**punctuated.info, "block_seconds": seconds})
     with_rule = replace(punctuated, info={**punctuated.info, "boundary_rule": rule.as_dict()})
     shown = [r[4] for r in rows]
+    # the recogniser model: trained on the training days made Whisper-like (the folds of
+    # bench/segment_recogniser_bench.py, same seed), its threshold from inner held-out decodes
+    import bench.segment_recogniser_bench as recogniser_bench
+    from engine.research.segment.recogniser_like import whisper_like
+
+    rng = np.random.default_rng(7)
+    like = [t for t in (whisper_like(d, rng=rng) for d in days) if t.name != HELD_OUT_DAY]
+    recogniser = recogniser_bench.recogniser_model(like, model_cache)
+    fitted = recogniser_bench.fitted_threshold(like, recogniser, model_cache)
+    recogniser = replace(recogniser, info={**recogniser.info, "posterior_threshold": fitted})
     hyps = {
+        f"recogniser model, boundary-posterior threshold {recogniser.info['posterior_threshold']:g} from held-out "
+        f"days, story floor {config.MIN_STORY_WORDS}": segment_recognised(
+            texts, shown, engine="whisper", model=recogniser, posterior_threshold=fitted, **ingest).story_starts,
+        f"recogniser model, Viterbi, blocks of stories under {seconds:g} s as one, story floor "
+        f"{config.MIN_STORY_WORDS} (ingest, for Whisper)": segment_recognised(
+            texts, shown, engine="whisper", model=replace(recogniser, info={
+                k: v for k, v in {**recogniser.info, "block_seconds": seconds}.items() if k != "posterior_threshold"}),
+            **ingest).story_starts,
+        f"recogniser model, Viterbi, story floor {config.MIN_STORY_WORDS}": segment_words(
+            texts, model=recogniser, sentence_starts=sentences, **ingest).merged_short(config.MIN_STORY_WORDS).story_starts,
         f"HMM + SENTENCE-START, blocks of stories under {seconds:g} s as one, story floor {config.MIN_STORY_WORDS}"
-        " (ingest, for Whisper)": segment_recognised(texts, shown, engine="whisper", model=with_blocks,
-                                                   **ingest).story_starts,
+        " (the punctuated caption model)": segment_recognised(texts, shown, engine="whisper", model=with_blocks,
+                                                            **ingest).story_starts,
         "HMM + SENTENCE-START, boundary rule from held-out days": segment_recognised(
             texts, shown, engine="whisper", model=with_rule, **ingest).story_starts,
         f"HMM + SENTENCE-START, Viterbi, story floor {config.MIN_STORY_WORDS}":

@@ -1,11 +1,13 @@
-"""Retrain the two shipped story-segmentation models from the NewsScape caption days.
+"""Retrain the shipped story-segmentation models from the NewsScape caption days.
 
-    python -m tools.train_segmentation_models [--corpus ../shared/data/newsscape]
+    python -m tools.train_segmentation_models [--corpus ../shared/data/newsscape] [--only NAME ...]
 
 Writes ``models/segmentation/newsscape.npz`` (the paper's features, for recognizer
 output), ``newsscape-punctuated.npz`` (plus SENTENCE-START, for captions and text) and
-``newsscape-acoustic.npz`` (X-DURATION alone, for weak recognisers). Only learned
-parameters go into the files.
+``newsscape-acoustic.npz`` (X-DURATION alone, for weak recognisers) and
+``newsscape-recogniser.npz`` (the punctuated features trained on the days made Whisper-like,
+with a boundary-posterior threshold fitted on leave-one-day-out decodes, for Whisper output).
+Only learned parameters go into the files.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import argparse
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,12 +28,46 @@ from engine.errors import EarshotError  # noqa: E402
 from engine.research.segment.boundary_fit import fit_block_seconds  # noqa: E402
 from engine.research.segment.experiments import leave_one_out  # noqa: E402
 from engine.research.segment.fit import train_model  # noqa: E402
+from engine.research.segment.recogniser_like import fit_posterior_threshold, whisper_like  # noqa: E402
 from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES, XDuration  # noqa: E402
+from engine.segment.model import SegmentationModel  # noqa: E402
 from engine.segment.segmenter import segment_transcript  # noqa: E402
 from engine.segment.text import Transcript, read_corpus  # noqa: E402
-from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_PATH, PUNCTUATED_MODEL_NAME  # noqa: E402
+from models.segmentation import (  # noqa: E402
+    ACOUSTIC_MODEL_NAME,
+    DEFAULT_MODEL_NAME,
+    DEFAULT_MODEL_PATH,
+    PUNCTUATED_MODEL_NAME,
+    RECOGNISER_MODEL_NAME,
+)
 
 XDURATION_ONLY = (XDuration(),)
+#: Seed of the sentence thinning that makes the caption days Whisper-like.
+WHISPER_LIKE_SEED = 7
+
+
+def recogniser_model(transcripts: list[Transcript], info: dict, *, seed: int = WHISPER_LIKE_SEED) -> SegmentationModel:
+    """The recogniser model: punctuated features on Whisper-like days, with a held-out posterior threshold.
+
+    The block length ingest applies (``info["block_seconds"]``) and the boundary-posterior
+    threshold (``info["posterior_threshold"]``, the operating point of ``--threshold``) are fitted
+    on every day's decode by a model trained on the other days (with the hyper-parameters tuned
+    on all of them).
+    """
+    rng = np.random.default_rng(seed)
+    days = [whisper_like(t, rng=rng) for t in transcripts]
+    model = train_model(days, features=PUNCTUATED_FEATURES, info={**info, "input": "whisper-like captions"})
+    decoded = []
+    for held in days:
+        rest = [t for t in days if t is not held]
+        inner = train_model(rest, hyper=model.hyper, features=PUNCTUATED_FEATURES)
+        seg = segment_transcript(held, model=inner)
+        decoded.append((seg.story_starts, seg.boundary_posterior, held))
+    model.info["block_seconds"] = fit_block_seconds(decoded)
+    model.info["posterior_threshold"] = fit_posterior_threshold([(post, t) for _, post, t in decoded])
+    print(f"block length {model.info['block_seconds']} s, posterior threshold {model.info['posterior_threshold']}",
+          flush=True)
+    return model
 
 
 def held_out_block_seconds(transcripts: list[Transcript], features) -> float:
@@ -47,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "newsscape")
     parser.add_argument("--no-blocks", action="store_true", help="do not fit the block lengths (five times faster)")
+    names = (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME, RECOGNISER_MODEL_NAME)
+    parser.add_argument("--only", nargs="+", choices=names, default=list(names), metavar="NAME",
+                        help=f"retrain only these models ({', '.join(names)})")
     args = parser.parse_args(argv)
     try:
         transcripts = read_corpus(args.corpus)
@@ -54,14 +95,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     info = {"corpus": f"NewsScape ({len(transcripts)} channel-days, 2006)", "files": [t.name for t in transcripts]}
-    for features, path in ((DEFAULT_FEATURES, DEFAULT_MODEL_PATH),
-                           (PUNCTUATED_FEATURES, DEFAULT_MODEL_PATH.with_name(f"{PUNCTUATED_MODEL_NAME}.npz")),
-                           (XDURATION_ONLY, DEFAULT_MODEL_PATH.with_name(f"{ACOUSTIC_MODEL_NAME}.npz"))):
+    for name, features in ((DEFAULT_MODEL_NAME, DEFAULT_FEATURES), (PUNCTUATED_MODEL_NAME, PUNCTUATED_FEATURES),
+                           (ACOUSTIC_MODEL_NAME, XDURATION_ONLY), (RECOGNISER_MODEL_NAME, PUNCTUATED_FEATURES)):
+        if name not in args.only:
+            continue
+        path = DEFAULT_MODEL_PATH.with_name(f"{name}.npz")
         started = time.perf_counter()
         extra = dict(info)
-        if features is not XDURATION_ONLY and not args.no_blocks:
-            extra["block_seconds"] = held_out_block_seconds(transcripts, features)
-        model = train_model(transcripts, features=features, info=extra)
+        if name == RECOGNISER_MODEL_NAME:
+            model = recogniser_model(transcripts, extra)
+        else:
+            if features is not XDURATION_ONLY and not args.no_blocks:
+                extra["block_seconds"] = held_out_block_seconds(transcripts, features)
+            model = train_model(transcripts, features=features, info=extra)
         model.save(path)
         print(f"{path.name}: {model.info['stories']} stories, {model.info['words']} words, {model.hyper}, "
               f"{time.perf_counter() - started:.1f} s")

@@ -11,7 +11,7 @@ from app.plot_view import Plot, PlotView, Series
 from app.tasks import TaskPool
 from app.widgets import cell_text
 from engine.research.runs import SegmentationRun, evaluate_segmentation
-from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
+from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, RECOGNISER_MODEL_NAME
 
 TRANSCRIPT_FILTER = "Transcripts with story markers (*.txt3 *.txt);;All files (*)"
 
@@ -26,7 +26,8 @@ class SegmentationPanel(QWidget):
         self.model = choice_box("Segmentation model", (
             ("Shipped, chosen by punctuation", None), ("newsscape (paper's features)", DEFAULT_MODEL_NAME),
             ("newsscape-punctuated (+ sentence starts)", PUNCTUATED_MODEL_NAME),
-            ("newsscape-acoustic (X-duration alone)", ACOUSTIC_MODEL_NAME)),
+            ("newsscape-acoustic (X-duration alone)", ACOUSTIC_MODEL_NAME),
+            ("newsscape-recogniser (Whisper-style punctuation)", RECOGNISER_MODEL_NAME)),
             tip="Punctuated transcripts (captions, text) use the model with the sentence-start "
                 "feature; recognizer output has no punctuation and uses the paper's features.")
         self.penalty = QDoubleSpinBox()

@@ -15,7 +15,13 @@ from engine.segment.loader import load_model
 from engine.segment.model import SegmentationModel
 from engine.segment.rules import enforce_min_length, posterior_starts
 from engine.segment.text import Transcript, sentence_starts_from_display
-from models.segmentation import ACOUSTIC_MODEL_NAME, DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, model_for_recognizer
+from models.segmentation import (
+    ACOUSTIC_MODEL_NAME,
+    DEFAULT_MODEL_NAME,
+    PUNCTUATED_MODEL_NAME,
+    RECOGNISER_MODEL_NAME,
+    model_for_recognizer,
+)
 
 
 @dataclass(frozen=True)
@@ -215,7 +221,8 @@ TEXT_WITHOUT_TIMES_NOTE = (
 def shipped_model_note(transcript: Transcript, model: SegmentationModel | str | Path | None) -> str | None:
     """A hint for the user when a shipped model segments text that has no word times, else None."""
 
-    shipped = model is None or str(model) in (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME)
+    shipped = model is None or str(model) in (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME,
+                                              RECOGNISER_MODEL_NAME)
     return TEXT_WITHOUT_TIMES_NOTE if shipped and transcript.starts is None else None
 
 

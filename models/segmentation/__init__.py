@@ -3,7 +3,9 @@
 The shipped default, ``newsscape.npz`` beside this file, was trained on four
 NewsScape channel-days of broadcast-news captions with the paper's features, for
 recognizer output; ``newsscape-punctuated.npz`` adds the SENTENCE-START feature
-and is used for punctuated input (captions, text); ``newsscape-acoustic.npz`` keeps
+and is used for punctuated input (captions, text); ``newsscape-recogniser.npz`` has the same
+features trained on captions made recogniser-like (sentence ends thinned to Whisper's rate), for
+Whisper output; ``newsscape-acoustic.npz`` keeps
 X-DURATION alone, for recognisers too inaccurate for the word features. Both hold learned parameters
 only (see ``docs/segmentation.md``). Models a user trains with ``segment train --out NAME``
 live in ``<user data>/models/segmentation/NAME.npz``.
@@ -25,13 +27,18 @@ PUNCTUATED_MODEL_NAME = "newsscape-punctuated"
 #: for the word features (see ``model_for_recognizer``).
 ACOUSTIC_MODEL_NAME = "newsscape-acoustic"
 
+#: The shipped model for recogniser text with Whisper-style punctuation (sentence ends and case only,
+#: about one sentence end per 42 words), trained on captions made recogniser-like. It also carries a
+#: boundary-posterior threshold fitted on held-out days (``info["posterior_threshold"]``, for ``--threshold``).
+RECOGNISER_MODEL_NAME = "newsscape-recogniser"
+
 #: Recognisers whose output goes to the X-DURATION-only model. PocketSphinx's bundled
 #: English model gets most words of broadcast speech wrong; on its output the word
 #: features, learnt from captions, pull every boundary away (bench/segment_asr_bench.py).
 WEAK_RECOGNIZERS = frozenset({"pocketsphinx"})
 
 #: Recognisers whose output is cased and punctuated (Whisper): their sentence ends feed the
-#: SENTENCE-START feature, so their output goes to the punctuated model.
+#: SENTENCE-START feature, so their output goes to the recogniser model.
 PUNCTUATING_RECOGNIZERS = frozenset({"whisper"})
 
 
@@ -63,11 +70,18 @@ def model_for_recognizer(engine: str | None, *, punctuated: bool | None = None) 
     """Name of the shipped model that segments the output of recogniser ``engine``.
 
     ``punctuated`` says whether this output really carries sentence punctuation; None
-    assumes what the recogniser usually gives (Whisper: yes). A punctuating recogniser
-    whose output has no sentence end falls back to the unpunctuated model.
+    assumes what the recogniser usually gives (Whisper: yes). Punctuated recogniser output
+    goes to the recogniser model, trained on Whisper-like punctuation (captions punctuate
+    three times as often, and ``newsscape-punctuated`` learnt from them waits for sentence
+    ends Whisper does not write); a punctuating recogniser whose output has no sentence end
+    falls back to the unpunctuated model.
     """
     if engine in WEAK_RECOGNIZERS:
         return ACOUSTIC_MODEL_NAME
     if punctuated is None:
         punctuated = engine in PUNCTUATING_RECOGNIZERS
-    return PUNCTUATED_MODEL_NAME if punctuated else DEFAULT_MODEL_NAME
+    if not punctuated:
+        return DEFAULT_MODEL_NAME
+    # a build without the recogniser model (retrained separately) keeps the caption-punctuation model
+    shipped = DEFAULT_MODEL_PATH.with_name(f"{RECOGNISER_MODEL_NAME}.npz").is_file()
+    return RECOGNISER_MODEL_NAME if shipped else PUNCTUATED_MODEL_NAME

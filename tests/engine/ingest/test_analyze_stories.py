@@ -14,7 +14,7 @@ from engine.segment import config
 from engine.segment.boundaries import blocks_collapsed
 from engine.segment.loader import load_model
 from engine.segment.segmenter import segment_words
-from models.segmentation import PUNCTUATED_MODEL_NAME
+from models.segmentation import model_for_recognizer
 
 NEWSSCAPE = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "newsscape"
 
@@ -60,12 +60,13 @@ def test_stories_cover_the_words_and_respect_the_floor(day, engine, punctuated):
 
 
 def test_whisper_punctuation_reaches_the_segmenter(day):
-    """Cased, punctuated output goes to the punctuated model with its sentence starts, then blocks, then the floor."""
+    """Cased, punctuated output goes to Whisper's model with its sentence starts, then blocks, then the floor."""
 
     rows = segment_stories(_words(day, punctuated=True), None, engine="whisper")
-    direct = segment_words(day.words, starts=day.starts, ends=day.ends, model=PUNCTUATED_MODEL_NAME,
+    chosen = model_for_recognizer("whisper")
+    direct = segment_words(day.words, starts=day.starts, ends=day.ends, model=chosen,
                            sentence_starts=day.sentence_starts)
-    block_seconds = float(load_model(PUNCTUATED_MODEL_NAME).info.get("block_seconds", 0.0))
+    block_seconds = float(load_model(chosen).info.get("block_seconds", 0.0))
     direct = blocks_collapsed(direct, block_seconds=block_seconds, starts=day.starts, ends=day.ends)
     direct = direct.merged_short(config.MIN_STORY_WORDS)
     assert [r.first_word for r in rows] == direct.story_starts.tolist()

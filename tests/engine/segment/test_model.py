@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -196,3 +198,48 @@ def test_each_recogniser_gets_its_shipped_model():
     if not model_path(ACOUSTIC_MODEL_NAME).is_file():
         pytest.skip("shipped segmentation models not built")
     assert load_model(ACOUSTIC_MODEL_NAME).feature_names == ["x_duration"]
+
+
+def test_shipped_recogniser_model_takes_whisper_text_and_refuses_unpunctuated_input(newsscape_days):
+    """Whisper's output goes to the recogniser model (Viterbi, its blocks, the floor); bare words are refused."""
+    from engine.segment.loader import load_model
+    from engine.segment.segmenter import segment_recognised, segment_words
+    from models.segmentation import PUNCTUATED_MODEL_NAME, RECOGNISER_MODEL_NAME, model_path
+
+    if not model_path(RECOGNISER_MODEL_NAME).is_file():
+        pytest.skip("shipped segmentation models not built")
+    model = load_model(RECOGNISER_MODEL_NAME)
+    assert "sentence_start" in model.feature_names
+    assert 0.0 < model.info["posterior_threshold"] < 1.0 and model.info["block_seconds"] >= 0.0
+    day = newsscape_days[0].slice(0, 4000)
+    shown = list(day.words)
+    for i in day.sentence_starts[1::3]:  # one caption sentence end in three, about Whisper's rate
+        shown[i - 1] += "."
+    seg = segment_recognised(day.words, shown, engine="whisper", starts=day.starts, ends=day.ends)
+    named = segment_recognised(day.words, shown, engine=None, starts=day.starts, ends=day.ends,
+                               model=RECOGNISER_MODEL_NAME)
+    np.testing.assert_array_equal(seg.story_starts, named.story_starts)
+    caption_model = segment_recognised(day.words, shown, engine=None, starts=day.starts, ends=day.ends,
+                                       model=PUNCTUATED_MODEL_NAME)
+    assert not np.array_equal(seg.boundary_posterior, caption_model.boundary_posterior)
+    assert seg.story_starts.size > 1 and np.diff(np.append(seg.story_starts, len(day))).min() >= 30
+    with pytest.raises(ParameterError, match="needs sentence punctuation"):
+        segment_words(day.words, starts=day.starts, ends=day.ends, model=model)
+
+
+def test_recogniser_model_threshold_has_a_smooth_operating_range(newsscape_days):
+    """Story counts against the posterior threshold fall step by step, never from thousands to a handful."""
+    from engine.research.segment.recogniser_like import whisper_like
+    from engine.segment.segmenter import segment_transcript
+    from models.segmentation import RECOGNISER_MODEL_NAME, model_path
+
+    if not model_path(RECOGNISER_MODEL_NAME).is_file():
+        pytest.skip("shipped segmentation models not built")
+    day = whisper_like(newsscape_days[0].slice(0, 8000), rng=np.random.default_rng(5))
+    thresholds = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+    counts = [segment_transcript(day, model=RECOGNISER_MODEL_NAME, posterior_threshold=p).story_starts.size
+              for p in thresholds]
+    assert all(a >= b for a, b in itertools.pairwise(counts))
+    assert counts[0] > 2 * counts[-1] > 2
+    # no step of 0.1 or less in the threshold removes more than a third of the stories
+    assert all(b >= 2 * a / 3 for a, b in itertools.pairwise(counts)), counts
