@@ -32,6 +32,9 @@ FLATNESS_BAND_HZ = (250.0, 7000.0)
 #: Number of mel bands behind flatness and spectral flux.
 N_MELS = 40
 
+#: Cepstral coefficients kept per frame (c1..c8 of the log mel spectrum: the spectral envelope).
+N_CEPSTRA = 8
+
 #: Pitch range searched for voicing (normalised autocorrelation peak), Hz.
 PITCH_RANGE_HZ = (75.0, 400.0)
 
@@ -72,6 +75,10 @@ DEFAULT_SENSITIVITY = 0.5
 #: sound are dropped as invented, so a false music event would cost real words.
 SOUND_MODELS = ("rules", "learned")
 DEFAULT_SOUND_MODEL = "rules"
+
+#: A tone event of the learned classifier is kept only when the median log10 spectral flatness
+#: of its loud frames is below this: beeps sit at -4.8 or lower, voiced speech above -3.1.
+TONE_MAX_FLATNESS = -4.0
 
 #: The hysteresis low threshold as a fraction of the high one.
 LOW_FRACTION = 0.6
