@@ -97,10 +97,21 @@ def analyze(features: FrameFeatures, words: Sequence[Word] = (), *, settings: De
 
 
 def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
-    """Music, applause and laughter (by ``settings.sound_model``), then steady noise outside those."""
+    """Music, applause and laughter (by ``settings.sound_model``), tones, then steady noise outside those.
+
+    The rules have no tone detector: with them, the learned classifier's tones outside the
+    rules' events are added, so that a beep is never speech whichever model is chosen.
+    """
     if settings.sound_model == "rules":
-        return rule_sound_events(features, settings)
+        sounds = rule_sound_events(features, settings)
+        return sounds + tones_outside(features, sounds)
     return learned_sound_events(features, settings)
+
+
+def tones_outside(features: FrameFeatures, sounds: Sequence[Event], model: SoundClassifier | None = None) -> list[Event]:
+    """The learned classifier's tone events (type ``noise``) that overlap none of ``sounds``."""
+    tones = detect_sounds(features, model=model, classes=("tone",))
+    return [t for t in tones if not any(min(t.end, e.end) > max(t.start, e.start) for e in sounds)]
 
 
 def learned_sound_events(features: FrameFeatures, settings: DetectorSettings,

@@ -149,13 +149,18 @@ def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures) -> np.n
 
 
 def detect_sounds(
-    features: FrameFeatures, *, model: SoundClassifier | None = None, sensitivities: dict[str, float] | None = None
+    features: FrameFeatures,
+    *,
+    model: SoundClassifier | None = None,
+    sensitivities: dict[str, float] | None = None,
+    classes: tuple[str, ...] = tuple(EVENT_SHAPE),
 ) -> list[Event]:
     """Music, applause and laughter events (and tones, as ``noise``) from the learned classifier.
 
     ``sensitivities`` maps a class to a value in (0, 1) (default 0.5): an event starts
     where the smoothed posterior reaches ``1 - sensitivity``. ``score`` of each event is
     its mean smoothed posterior; ``value`` the same, or for a tone its mean level in dBFS.
+    Only the classes named in ``classes`` are turned into events.
     """
     model = model or default_classifier()
     sensitivities = sensitivities or {}
@@ -167,7 +172,7 @@ def detect_sounds(
     power = 10.0 ** (features.energy_db[::step].astype(np.float64) / 10.0)  # mean square per segment
     events: list[Event] = []
     for k, kind in enumerate(model.classes):
-        if kind not in EVENT_SHAPE:
+        if kind not in EVENT_SHAPE or kind not in classes:
             continue
         min_s, gap_s = EVENT_SHAPE[kind]
         value = p[:, k] if kind != "tone" else power[: len(p)]

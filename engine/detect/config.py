@@ -69,10 +69,10 @@ ACTIVE_MAX_DBFS = -45.0
 DEFAULT_SENSITIVITY = 0.5
 
 #: Which detector finds music, applause and laughter: ``"rules"`` (the hand-set rules) or
-#: ``"learned"`` (the classifier in models/detectors). The rules stay the default until the
-#: classifier's false alarms on real speech are under 2 per hour (56 music and 56 laughter per
-#: hour of LibriVox held out, bench/results/detect_loso.md): with Whisper, words inside a detected
-#: sound are dropped as invented, so a false music event would cost real words.
+#: ``"learned"`` (the classifier in models/detectors; its tones are used with either). The rules
+#: stay the default: held out, the classifier raises 31 music and 88 laughter false alarms per
+#: hour of LibriVox (rules: 0 and 63; bench/results/detect_loso.md), and with Whisper, words
+#: inside a detected music event are dropped as invented, so a false music event costs real words.
 SOUND_MODELS = ("rules", "learned")
 DEFAULT_SOUND_MODEL = "rules"
 

@@ -113,11 +113,13 @@ def test_trained_on_a_small_fixture_beeps_are_tones_never_speech(small_model) ->
     assert _beep_time_in_speech(feats, sounds, spans) == 0.0
 
 
-def test_the_shipped_classifier_keeps_beeps_out_of_speech() -> None:
+@pytest.mark.parametrize("sound_model", ["rules", "learned"])
+def test_the_shipped_classifier_keeps_beeps_out_of_speech(sound_model: str) -> None:
     audio, _ = _beeps_in_silence(np.random.default_rng(11))
     feats = frame_features(audio, sr=SR)
-    detections = analyze(feats, settings=DetectorSettings(sound_model="learned"))
+    detections = analyze(feats, settings=DetectorSettings(sound_model=sound_model))
     assert not detections.of_type("speech"), detections.events
+    assert len(detections.of_type("noise")) >= 7  # the beeps, as steady non-speech sound
     assert not {e.type for e in detections.events} & {"music", "applause", "laughter"}
 
 
