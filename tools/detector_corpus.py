@@ -161,7 +161,7 @@ def _unpack(package: str, cache: Path) -> tuple[Path, str]:
         root = work / "root"
         _run(["dpkg-deb", "-x", str(debs[-1]), str(root)], package)
         for archive in ARCHIVES.get(package, ()):
-            _unzip_audio(root / archive, package)
+            unzip_audio(root / archive, package)
         (root / ".version").write_text(version)
         if target.exists():
             shutil.rmtree(target)
@@ -169,7 +169,7 @@ def _unpack(package: str, cache: Path) -> tuple[Path, str]:
     return target, version
 
 
-def _unzip_audio(archive: Path, package: str) -> None:
+def unzip_audio(archive: Path, package: str) -> None:
     """Unpack the audio members of a zip archive (a game's data file) into ``<archive>.d/``."""
     try:
         with zipfile.ZipFile(archive) as z:
