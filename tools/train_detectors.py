@@ -43,6 +43,8 @@ SCENE_KINDS = ("pause", "over", "alone")
 #: Rows of ``other`` per row of each sound class in training: speech and everyday sounds are far
 #: more common than music, applause or laughter, and a false alarm costs a listener more than a miss.
 OTHER_WEIGHT = 8
+#: Real speech kept for judging only, never trained on (LibriVox, card names, commands).
+HELD_OUT_SPEECH = "pocketsphinx-testdata"
 #: Candidate L2 penalties of the network; :func:`choose_alpha` picks one by inner leave-packages-out.
 ALPHAS = (0.1, 1.0, 10.0)
 #: Synthetic speech beside the recorded speech (Debian espeak-ng-data, GPL-3+): the voices
@@ -350,18 +352,23 @@ def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, 
                  n_inner: int = 3) -> tuple[float, dict[str, float]]:  # fmt: skip
     """The L2 penalty in :data:`ALPHAS` with the best inner leave-packages-out macro F1, and every candidate's score.
 
-    The sound packages of ``scenes`` are dealt into ``n_inner`` groups; each group in turn is
-    judged on its scenes by a network fitted on the scenes free of its packages. Only the
-    scenes given take part, so a caller that has left a package out keeps it out here too.
+    The sound packages of ``scenes`` are dealt into ``n_inner`` groups, and the scenes of no
+    package (speech alone, beeps) in turn with them; each group in turn is judged on its
+    scenes by a network fitted on the other groups' scenes free of its packages, so that
+    false alarms on speech count as well as misses. Only the scenes given take part, so a
+    caller that has left a package out keeps it out here too.
     """
     packages = sorted({s.package for s in scenes if s.package})
     groups = [set(packages[i::n_inner]) for i in range(n_inner)]
+    home = [next((g for g, grp in enumerate(groups) if s.package in grp), 0) if s.package else i % n_inner
+            for i, s in enumerate(scenes)]  # fmt: skip
     totals = {}
     for alpha in ALPHAS:
         results = []
-        for group in groups:
-            train_rows = [d for s, d in zip(scenes, described, strict=True) if not group & {s.package, s.speech_package}]
-            judged = [d for s, d in zip(scenes, described, strict=True) if s.package in group]
+        for g, group in enumerate(groups):
+            train_rows = [d for s, d, h in zip(scenes, described, home, strict=True)
+                          if h != g and not group & {s.package, s.speech_package}]  # fmt: skip
+            judged = [d for d, h in zip(described, home, strict=True) if h == g]
             if not train_rows or not judged:
                 continue
             model = fit(np.concatenate([x for x, _ in train_rows]), np.concatenate([y for _, y in train_rows]),
@@ -373,7 +380,9 @@ def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, 
 
 
 def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0) -> tuple[SoundClassifier, dict[str, object]]:
-    """Train on every clip, the L2 penalty chosen by :func:`choose_alpha`; the model and how it was chosen."""
+    """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
+    the model and how it was chosen."""
+    clips = [c for c in clips if c.package != HELD_OUT_SPEECH]
     sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
     speech = [c for c in clips if c.kind == "speech"]
     scenes = build_scenes(sounds, load_speech(speech, cache), cache=cache, seed=seed)
@@ -386,7 +395,7 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0) -> tuple[S
 def main() -> int:
     clips = read_manifest()
     model, chosen = train(clips, cache=default_cache())
-    packages = sorted({c.package for c in clips})
+    packages = sorted({c.package for c in clips} - {HELD_OUT_SPEECH})
     model.save(DEFAULT_MODEL, info={"packages": packages, "clips": len(clips), **chosen})
     print(f"L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']})")
     print(f"wrote {DEFAULT_MODEL} from {len(clips)} clips of {len(packages)} packages")

@@ -70,7 +70,7 @@ DEFAULT_SENSITIVITY = 0.5
 
 #: Which detector finds music, applause and laughter: ``"rules"`` (the hand-set rules) or
 #: ``"learned"`` (the classifier in models/detectors; its tones are used with either). The rules
-#: stay the default: held out, the classifier raises 31 music and 88 laughter false alarms per
+#: stay the default: held out, the classifier raises 25 music and 44 laughter false alarms per
 #: hour of LibriVox (rules: 0 and 63; bench/results/detect_loso.md), and with Whisper, words
 #: inside a detected music event are dropped as invented, so a false music event costs real words.
 SOUND_MODELS = ("rules", "learned")

@@ -22,9 +22,11 @@ from engine.errors import ParameterError
 from tools.sound_clips import ClipsUnavailable, fetch_clips, load_clip
 from tools.synth import music_bed
 from tools.train_detectors import (
+    ALPHAS,
     SR,
     Scene,
     SpeechPool,
+    choose_alpha,
     fit,
     negative_scenes,
     scene,
@@ -188,3 +190,19 @@ def test_bad_parameter_files_are_refused_with_their_name(tmp_path: Path, content
 def test_descriptors_of_the_wrong_width_are_refused(small_model) -> None:
     with pytest.raises(ParameterError, match=rf"descriptors must have shape \(n, {descriptor_size()}\), got \(4, 3\)"):
         small_model.posteriors(np.zeros((4, 3)))
+
+
+def test_the_l2_penalty_is_chosen_by_inner_folds_over_packages(rng) -> None:
+    """Four packages of sound scenes and some scenes of speech alone, classes told apart by their descriptors."""
+    scenes, described = [], []
+    for i in range(16):
+        y = np.zeros(40, dtype=np.int64)
+        if i < 12:
+            y[10:30] = 1 + (i // 4) % 3  # every package holds every sound class
+        centres = 3.0 * np.eye(len(CLASSES))[y] @ np.eye(len(CLASSES), descriptor_size())
+        x = rng.standard_normal((40, descriptor_size())) + centres
+        scenes.append(Scene(np.zeros(1, dtype=np.float32), [], f"p{i % 4}" if i < 12 else "", "pause", "speech-data"))
+        described.append((x, y))
+    alpha, scores = choose_alpha(scenes, described, seed=0)
+    assert alpha in ALPHAS and set(scores) == {str(a) for a in ALPHAS}
+    assert scores[str(alpha)] == max(scores.values()) > 0.8
