@@ -10,7 +10,7 @@ Classes: ``music`` (game and film scores, loops, sung vocals), ``applause``, ``l
 ``speech`` (read and acted speech of many speakers) and ``other`` (sound effects, animals,
 crowds, coughs, footsteps). Leave-one-source-out means leave one *package* out.
 
-Run: ``.venv/bin/python -m tools.detector_corpus`` (about 600 MB of downloads on first use).
+Run: ``.venv/bin/python -m tools.detector_corpus`` (about 800 MB of downloads on first use).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ import os
 import shutil
 import sys
 import tempfile
+import zipfile
 from dataclasses import asdict, dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import soundfile as sf
@@ -36,6 +37,7 @@ CLASSES = ("music", "applause", "laughter", "speech", "other")
 AUDIO_SUFFIXES = (".ogg", ".wav", ".mp3", ".flac")
 
 _SCRATCH = "usr/share/scratch/Media/Sounds"
+_WZ = "usr/share/games/warzone2100/base.wz.d/audio"
 _HW = "usr/share/games/hedgewars/Data/Sounds"
 _GRUNTS = ("*/Laugh.ogg", "*/Ooff*", "*/Ow*", "*/Jump*", "*/Poison*", "*/Firepunch*", "*/Hmm*", "*/Nooo*", "*/Ouch*")
 
@@ -52,11 +54,17 @@ CATALOGUE: tuple[tuple[str, str, str, int], ...] = (
     ("music", "lincity-ng-data", "usr/share/games/lincity-ng/music/default/*", 3),
     ("applause", "lmms-common", "usr/share/lmms/samples/misc/applause01.ogg", 1),
     ("applause", "frozen-bubble-data", "usr/share/games/frozen-bubble/snd/applause.ogg", 1),
+    ("applause", "tuxmath-data", "usr/share/tuxmath/sounds/cheer.wav", 1),
     ("laughter", "scratch", f"{_SCRATCH}/Human/Laugh-*", 4),
     ("laughter", "hedgewars-data", f"{_HW}/voices/*/Laugh.ogg", 15),
     ("speech", "hedgewars-data", f"{_HW}/voices/*/*.ogg", 60),
     ("speech", "supertux-data", "usr/share/games/supertux2/speech/*.ogg", 5),
     ("speech", "pocketsphinx-testdata", "usr/share/pocketsphinx/test/data/librivox/*.wav", 5),
+    ("speech", "warzone2100-data", f"{_WZ}/tutorial/*.ogg", 40),
+    ("speech", "warzone2100-data", "usr/share/games/warzone2100/base.wz.d/sequenceaudio/*.ogg", 12),
+    ("speech", "warzone2100-data", f"{_WZ}/memressp/missmesg/*.ogg", 20),
+    ("speech", "klettres-data", "usr/share/klettres/*/syllab/*.ogg", 30),
+    ("other", "warzone2100-data", f"{_WZ}/sfx/*/*.ogg", 12),
     ("other", "scratch", f"{_SCRATCH}/Effects/*", 8),
     ("other", "scratch", f"{_SCRATCH}/Animal/*", 8),
     ("other", "scratch", f"{_SCRATCH}/Human/[CFPS]*", 8),
@@ -69,6 +77,9 @@ CATALOGUE: tuple[tuple[str, str, str, int], ...] = (
     ("other", "extremetuxracer-data", "usr/share/games/etr/sounds/*", 6),
     ("other", "frozen-bubble-data", "usr/share/games/frozen-bubble/snd/*", 8),
 )
+
+#: Zip archives inside a package whose audio members are unpacked beside them (into ``<archive>.d/``).
+ARCHIVES = {"warzone2100-data": ("usr/share/games/warzone2100/base.wz",)}
 
 #: Seconds kept of a clip at most (from its middle): long music tracks would swamp the rest.
 MAX_CLIP_SECONDS = 40.0
@@ -149,11 +160,25 @@ def _unpack(package: str, cache: Path) -> tuple[Path, str]:
         version = _run(["dpkg-deb", "-f", str(debs[-1]), "Version"], package).strip()
         root = work / "root"
         _run(["dpkg-deb", "-x", str(debs[-1]), str(root)], package)
+        for archive in ARCHIVES.get(package, ()):
+            unzip_audio(root / archive, package)
         (root / ".version").write_text(version)
         if target.exists():
             shutil.rmtree(target)
         os.replace(root, target)
     return target, version
+
+
+def unzip_audio(archive: Path, package: str) -> None:
+    """Unpack the audio members of a zip archive (a game's data file) into ``<archive>.d/``."""
+    try:
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                name = PurePosixPath(info.filename)
+                if name.suffix.lower() in AUDIO_SUFFIXES and not name.is_absolute() and ".." not in name.parts:
+                    z.extract(info, archive.parent / f"{archive.name}.d")
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ClipsUnavailable(f"cannot unpack {archive.name} of Debian package {package}: {exc}") from exc
 
 
 def collect(cache: Path | None = None, *, packages: set[str] | None = None) -> list[CorpusClip]:
@@ -180,6 +205,34 @@ def collect(cache: Path | None = None, *, packages: set[str] | None = None) -> l
                 continue
             clips.append(CorpusClip(kind, package, version, member, licence_of(copyright_text, member), round(seconds, 2)))
     return clips
+
+
+def shared_recordings(clips: list[CorpusClip], cache: Path, *, sample_rate: int = 16000) -> dict[str, set[str]]:
+    """Packages that ship the same recording as each package (re-encoded copies), by package name.
+
+    Two clips of one class from different packages are the same recording when their lengths
+    agree within 0.1 s and their decoded samples correlate above 0.9 (lmms-common's
+    ``applause01.ogg`` is frozen-bubble-data's ``applause.ogg``). Leave-one-source-out must
+    leave such packages out together.
+    """
+    linked: dict[str, set[str]] = {}
+    audio: dict[CorpusClip, np.ndarray] = {}
+
+    def decoded(c: CorpusClip) -> np.ndarray:
+        if c not in audio:
+            audio[c] = load_corpus_clip(c, cache, sample_rate=sample_rate)
+        return audio[c]
+
+    for i, a in enumerate(clips):
+        for b in clips[i + 1 :]:
+            if a.kind != b.kind or a.package == b.package or abs(a.seconds - b.seconds) > 0.1:
+                continue
+            x, y = decoded(a), decoded(b)
+            n = min(len(x), len(y))
+            if n > sample_rate // 10 and np.corrcoef(x[:n], y[:n])[0, 1] > 0.9:
+                linked.setdefault(a.package, set()).add(b.package)
+                linked.setdefault(b.package, set()).add(a.package)
+    return linked
 
 
 def write_manifest(clips: list[CorpusClip], path: Path = MANIFEST_PATH) -> None:

@@ -3,7 +3,8 @@
 Scenes are mixed as a broadcast has them: a sound in a pause between two stretches of speech
 (at the speech level, -6 to +3 dB), a sound over speech (-6 to -15 dB below it), music beds
 under speech (-10 to -18 dB), each sound alone, and negatives (speech alone, telephone-band
-speech, 1 kHz and other beeps). Speech stretches are real recorded speech from the corpus
+speech, steady hiss) and beeps (1 kHz and other tones, DTMF, buzzers) as their own ``tone``
+class. Speech stretches are real recorded speech from the corpus
 (:mod:`tools.detector_corpus`). The network is scikit-learn's ``MLPClassifier`` (tanh, one
 hidden layer), exported to :class:`engine.detect.classifier.SoundClassifier` (numpy only).
 
@@ -19,9 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import scipy.ndimage
 import scipy.signal
 
-from engine.detect.classifier import CLASSES, DEFAULT_MODEL, SEGMENT_SECONDS, SoundClassifier, segment_descriptors
+from engine.detect.classifier import (
+    CLASSES,
+    DEFAULT_MODEL,
+    MEDIAN_SECONDS,
+    SEGMENT_SECONDS,
+    SoundClassifier,
+    segment_descriptors,
+)
 from engine.detect.features import frame_features
 from tools.detector_corpus import CorpusClip, default_cache, load_corpus_clip, read_manifest
 from tools.synth import noise_burst
@@ -34,6 +43,10 @@ SCENE_KINDS = ("pause", "over", "alone")
 #: Rows of ``other`` per row of each sound class in training: speech and everyday sounds are far
 #: more common than music, applause or laughter, and a false alarm costs a listener more than a miss.
 OTHER_WEIGHT = 8
+#: Real speech kept for judging only, never trained on (LibriVox, card names, commands).
+HELD_OUT_SPEECH = "pocketsphinx-testdata"
+#: Candidate L2 penalties of the network; :func:`choose_alpha` picks one by inner leave-packages-out.
+ALPHAS = (0.1, 1.0, 10.0)
 #: Synthetic speech beside the recorded speech (Debian espeak-ng-data, GPL-3+): the voices
 #: our test broadcasts use, so that their speech is never a sound.
 ESPEAK_VOICES = ("en-us", "en-gb", "en+f2", "en+m3", "en-gb-scotland", "en+f4")
@@ -139,13 +152,14 @@ def _recorded(audio: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def negative_scenes(speech: SpeechPool, rng: np.random.Generator, n: int,
                     variants: Sequence[int] = (0, 1, 2, 3, 4)) -> list[Scene]:  # fmt: skip
-    """Scenes with nothing but ``other``, cycling over ``variants``: 0 speech alone, 1 telephone-band speech,
-    2 speech with beeps, 3 steady hiss alone, 4 speech over hiss."""
+    """Scenes with no music, applause or laughter, cycling over ``variants``: 0 speech alone, 1 telephone-band
+    speech, 2 speech with beeps (each labelled ``tone``), 3 steady hiss alone, 4 speech over hiss."""
     out = []
     sos = scipy.signal.butter(4, (300, 3400), btype="bandpass", fs=SR, output="sos")
     for i in range(n):
         s = speech.take(rng.uniform(6.0, 12.0)).copy()
         variant = variants[i % len(variants)]
+        events: list[tuple[float, float, str]] = []
         if variant == 1:
             s = _at_level(scipy.signal.sosfilt(sos, s).astype(np.float32), SPEECH_DBFS)
         elif variant == 2:
@@ -155,6 +169,7 @@ def negative_scenes(speech: SpeechPool, rng: np.random.Generator, n: int,
                 at = int(rng.integers(0, max(1, len(s) - length)))
                 t = np.arange(length) / SR
                 s[at : at + length] += 0.1 * np.sin(2 * np.pi * freq * t).astype(np.float32)
+                events.append((at / SR, (at + length) / SR, "tone"))
         elif variant in (3, 4):
             level = np.float32(10 ** ((SPEECH_DBFS + rng.uniform(-20, 3)) / 20))
             hiss = noise_burst(len(s) / SR, sample_rate=SR, rng=rng) * level
@@ -162,7 +177,46 @@ def negative_scenes(speech: SpeechPool, rng: np.random.Generator, n: int,
         if rng.random() < 0.5:  # padded with silence, as a clip on its own is
             pad = np.zeros(int(rng.uniform(0.2, 1.0) * SR), dtype=np.float32)
             s = np.concatenate([pad, s, pad])
-        out.append(Scene(_recorded(s, rng), [], "", "negative"))
+            events = [(a + len(pad) / SR, b + len(pad) / SR, k) for a, b, k in events]
+        out.append(Scene(_recorded(s, rng), sorted(events), "", "negative"))
+    return out
+
+
+def beep(rng: np.random.Generator) -> np.ndarray:
+    """One synthetic beep, 0.08-1.5 s: a sine (300-3500 Hz, half of them 1 kHz), a DTMF pair or a buzzer (odd harmonics)."""
+    n = int(rng.uniform(0.08, 1.5) * SR)
+    t = np.arange(n) / SR
+    shape = rng.integers(3)
+    f0 = 1000.0 if rng.random() < 0.5 else rng.uniform(300.0, 3500.0)
+    if shape == 0:
+        x = np.sin(2 * np.pi * f0 * t)
+    elif shape == 1:
+        x = np.sin(2 * np.pi * rng.choice([697, 770, 852, 941]) * t) + np.sin(2 * np.pi * rng.choice([1209, 1336, 1477]) * t)
+    else:
+        f0 = rng.uniform(300.0, 1200.0)
+        x = sum(np.sin(2 * np.pi * f0 * k * t) / k for k in (1, 3, 5, 7) if f0 * k < 0.45 * SR)
+    ramp = np.minimum(1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / (0.005 * SR))  # 5 ms edges
+    return (x * ramp).astype(np.float32)
+
+
+def tone_scenes(speech: SpeechPool, rng: np.random.Generator, n: int) -> list[Scene]:
+    """Beeps (one to five, in silence) between two stretches of speech or alone; each beep labelled ``tone``."""
+    out = []
+    for i in range(n):
+        level = SPEECH_DBFS + rng.uniform(-10.0, 8.0)
+        parts: list[np.ndarray] = [speech.take(rng.uniform(1.5, 3.0)) if i % 2 == 0 else np.zeros(SR // 2, np.float32)]
+        events = []
+        t = len(parts[0]) / SR
+        for _ in range(int(rng.integers(1, 6))):
+            gap = np.zeros(int(rng.uniform(0.1, 0.8) * SR), dtype=np.float32)
+            b = _at_level(beep(rng), level)
+            t += len(gap) / SR
+            events.append((round(t, 3), round(t + len(b) / SR, 3), "tone"))
+            parts += [gap, b]
+            t += len(b) / SR
+        parts += [np.zeros(int(rng.uniform(0.1, 0.8) * SR), np.float32)]
+        parts += [speech.take(rng.uniform(1.5, 3.0))] if i % 2 == 0 else []
+        out.append(Scene(_recorded(np.concatenate(parts), rng), events, "", "tone"))
     return out
 
 
@@ -193,10 +247,11 @@ def load_speech(speech_clips: Iterable[CorpusClip], cache: Path, *, espeak: bool
 
 
 def build_scenes(clips: Iterable[CorpusClip], speech: dict[str, list[np.ndarray]], *, cache: Path, seed: int,
-                 conditions: Sequence[str] = SCENE_KINDS, variants: dict[str, int] | None = None,
-                 negatives: int = 150) -> list[Scene]:  # fmt: skip
-    """Mixtures of each sound clip under each condition, plus negative scenes, with ground truth.
+                 conditions: Sequence[str] | dict[str, Sequence[str]] = SCENE_KINDS, variants: dict[str, int] | None = None,
+                 negatives: int = 150, tones: int = 40) -> list[Scene]:  # fmt: skip
+    """Mixtures of each sound clip under each condition, plus negative and beep scenes, with ground truth.
 
+    ``conditions`` lists the conditions for every clip, or per class (a class not named gets all three).
     Each scene takes its speech from one package only (the packages in turn), so that a
     scene can be left out with every package it holds.
     """
@@ -216,10 +271,15 @@ def build_scenes(clips: Iterable[CorpusClip], speech: dict[str, list[np.ndarray]
         for s in negative_scenes(pool, rng, 1, variants=(int(rng.integers(5)),)):
             s.speech_package = name
             scenes.append(s)
+    for _ in range(tones):
+        name, pool = next_pool()
+        for s in tone_scenes(pool, rng, 1):
+            s.speech_package = name
+            scenes.append(s)
     for clip in clips:
         sound = load_corpus_clip(clip, cache, sample_rate=SR)
         for _ in range(variants.get(clip.kind, 1)):
-            for condition in conditions:
+            for condition in conditions.get(clip.kind, SCENE_KINDS) if isinstance(conditions, dict) else conditions:
                 name, pool = next_pool()
                 s = scene(clip.kind, condition, sound, pool, rng, clip.package)
                 s.speech_package = name
@@ -251,8 +311,9 @@ def scene_data(scenes: Sequence[Scene]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([x for x, _ in pairs]), np.concatenate([y for _, y in pairs])
 
 
-def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 24, max_rows: int = 24000) -> SoundClassifier:
-    """Fit the network on balanced rows (each class resampled to the same count) and export it."""
+def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 16, max_rows: int = 32000,
+        alpha: float = 1.0) -> SoundClassifier:  # fmt: skip
+    """Fit the network (L2 penalty ``alpha``) on balanced rows (each class resampled to the same count) and export it."""
     from sklearn.neural_network import MLPClassifier
 
     rng = np.random.default_rng(seed)
@@ -261,7 +322,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 24, max_ro
     rows = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class * (OTHER_WEIGHT if c == 0 else 1), replace=True)
                            for c in present])  # fmt: skip
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    net = MLPClassifier(hidden_layer_sizes=(hidden,), activation="tanh", alpha=1e-3, max_iter=300, random_state=seed,
+    net = MLPClassifier(hidden_layer_sizes=(hidden,), activation="tanh", alpha=alpha, max_iter=300, random_state=seed,
                         early_stopping=True, n_iter_no_change=15)  # fmt: skip
     net.fit((x[rows] - mean) / scale, y[rows])
     w2 = np.zeros((hidden, len(CLASSES)))
@@ -274,20 +335,69 @@ def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 24, max_ro
     return SoundClassifier(mean, scale, net.coefs_[0], net.intercepts_[0], w2, b2)
 
 
-def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0, exclude: set[str] = frozenset()) -> SoundClassifier:  # type: ignore[assignment]
-    """Train on every clip whose package is not in ``exclude``."""
-    use = [c for c in clips if c.package not in exclude]
-    sounds = [c for c in use if c.kind in ("music", "applause", "laughter", "other")]
-    speech = [c for c in use if c.kind == "speech"]
-    x, y = scene_data(build_scenes(sounds, load_speech(speech, cache), cache=cache, seed=seed))
-    return fit(x, y, seed=seed)
+def macro_f1(model: SoundClassifier, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
+    """Mean over the classes present of the per-segment F1 of the smoothed posteriors' arg max."""
+    width = max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1
+    guess = np.concatenate([scipy.ndimage.median_filter(model.posteriors(x), size=(width, 1), mode="nearest").argmax(axis=1)
+                            for x, _ in pairs])  # fmt: skip
+    truth = np.concatenate([y for _, y in pairs])
+    scores = []
+    for c in np.unique(truth):
+        tp = np.sum((guess == c) & (truth == c))
+        scores.append(2 * tp / max(1, np.sum(guess == c) + np.sum(truth == c)))
+    return float(np.mean(scores))
+
+
+def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, np.ndarray]], *, seed: int = 0,
+                 n_inner: int = 3) -> tuple[float, dict[str, float]]:  # fmt: skip
+    """The L2 penalty in :data:`ALPHAS` with the best inner leave-packages-out macro F1, and every candidate's score.
+
+    The sound packages of ``scenes`` are dealt into ``n_inner`` groups, and the scenes of no
+    package (speech alone, beeps) in turn with them; each group in turn is judged on its
+    scenes by a network fitted on the other groups' scenes free of its packages, so that
+    false alarms on speech count as well as misses. Only the scenes given take part, so a
+    caller that has left a package out keeps it out here too.
+    """
+    packages = sorted({s.package for s in scenes if s.package})
+    groups = [set(packages[i::n_inner]) for i in range(n_inner)]
+    home = [next((g for g, grp in enumerate(groups) if s.package in grp), 0) if s.package else i % n_inner
+            for i, s in enumerate(scenes)]  # fmt: skip
+    totals = {}
+    for alpha in ALPHAS:
+        results = []
+        for g, group in enumerate(groups):
+            train_rows = [d for s, d, h in zip(scenes, described, home, strict=True)
+                          if h != g and not group & {s.package, s.speech_package}]  # fmt: skip
+            judged = [d for d, h in zip(described, home, strict=True) if h == g]
+            if not train_rows or not judged:
+                continue
+            model = fit(np.concatenate([x for x, _ in train_rows]), np.concatenate([y for _, y in train_rows]),
+                        seed=seed, alpha=alpha)  # fmt: skip
+            results.append(macro_f1(model, judged))
+        totals[str(alpha)] = float(np.mean(results)) if results else 0.0
+    best = max(ALPHAS, key=lambda a: totals[str(a)])
+    return best, totals
+
+
+def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0) -> tuple[SoundClassifier, dict[str, object]]:
+    """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
+    the model and how it was chosen."""
+    clips = [c for c in clips if c.package != HELD_OUT_SPEECH]
+    sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
+    speech = [c for c in clips if c.kind == "speech"]
+    scenes = build_scenes(sounds, load_speech(speech, cache), cache=cache, seed=seed)
+    described = scene_descriptors(scenes)
+    alpha, scores = choose_alpha(scenes, described, seed=seed)
+    x, y = np.concatenate([x for x, _ in described]), np.concatenate([y for _, y in described])
+    return fit(x, y, seed=seed, alpha=alpha), {"alpha": alpha, "inner_macro_f1": scores}
 
 
 def main() -> int:
     clips = read_manifest()
-    model = train(clips, cache=default_cache())
-    packages = sorted({c.package for c in clips})
-    model.save(DEFAULT_MODEL, info={"packages": packages, "clips": len(clips)})
+    model, chosen = train(clips, cache=default_cache())
+    packages = sorted({c.package for c in clips} - {HELD_OUT_SPEECH})
+    model.save(DEFAULT_MODEL, info={"packages": packages, "clips": len(clips), **chosen})
+    print(f"L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']})")
     print(f"wrote {DEFAULT_MODEL} from {len(clips)} clips of {len(packages)} packages")
     return 0
 

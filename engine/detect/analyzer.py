@@ -7,7 +7,7 @@
         analyzer.feed(block)
     detections = analyzer.finish(words)   # words: engine.asr.base.Word, in time order
 
-Only compact per-frame features are kept between blocks (about 10 MB an hour, see
+Only compact per-frame features are kept between blocks (about 16 MB an hour, see
 :mod:`engine.detect.features`); the detectors run once, in :meth:`AudioAnalyzer.finish`.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.asr.base import Word
 from engine.detect import config
-from engine.detect.classifier import detect_sounds
+from engine.detect.classifier import SoundClassifier, detect_sounds
 from engine.detect.events import Detections, Event
 from engine.detect.features import FeatureExtractor, FrameFeatures
 from engine.detect.frames import active_frames
@@ -97,15 +97,28 @@ def analyze(features: FrameFeatures, words: Sequence[Word] = (), *, settings: De
 
 
 def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
-    """Music, applause and laughter (by ``settings.sound_model``), then steady noise outside those."""
+    """Music, applause and laughter (by ``settings.sound_model``), tones, then steady noise outside those.
+
+    The rules have no tone detector: with them, the learned classifier's tones outside the
+    rules' events are added, so that a beep is never speech whichever model is chosen.
+    """
     if settings.sound_model == "rules":
-        return rule_sound_events(features, settings)
+        sounds = rule_sound_events(features, settings)
+        return sounds + tones_outside(features, sounds)
     return learned_sound_events(features, settings)
 
 
-def learned_sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
-    """Music, applause and laughter from the learned classifier, then steady noise outside those."""
-    sounds = detect_sounds(features, sensitivities={"music": settings.music_sensitivity,
+def tones_outside(features: FrameFeatures, sounds: Sequence[Event], model: SoundClassifier | None = None) -> list[Event]:
+    """The learned classifier's tone events (type ``noise``) that overlap none of ``sounds``."""
+    tones = detect_sounds(features, model=model, classes=("tone",))
+    return [t for t in tones if not any(min(t.end, e.end) > max(t.start, e.start) for e in sounds)]
+
+
+def learned_sound_events(features: FrameFeatures, settings: DetectorSettings,
+                         model: SoundClassifier | None = None) -> list[Event]:  # fmt: skip
+    """Music, applause, laughter and tones from the learned classifier ``model`` (default: the shipped one),
+    then steady noise outside those."""
+    sounds = detect_sounds(features, model=model, sensitivities={"music": settings.music_sensitivity,
                                                     "applause": settings.applause_sensitivity,
                                                     "laughter": settings.laughter_sensitivity})  # fmt: skip
     return sounds + _noise_outside(features, sounds)

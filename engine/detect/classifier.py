@@ -1,13 +1,16 @@
 """Learned music, applause and laughter detector: window statistics, a small network, smoothed posteriors.
 
 The recording's frame features (:mod:`engine.detect.features`) are summarised every
-``SEGMENT_SECONDS`` (0.1 s) by the mean and standard deviation of each feature over a short
-(0.5 s) and a long (2 s) centred window, the level above the recording's silence floor and the
-fraction of sounding frames: :func:`segment_descriptors`. A one-hidden-layer network
+``SEGMENT_SECONDS`` (0.1 s) by the mean and standard deviation of each scalar feature and of
+each cepstral coefficient (the spectral envelope) over a short (0.3 s) and a long (1.2 s)
+centred window, levels taken above the recording's silence floor, plus the fraction of
+sounding frames: :func:`segment_descriptors`. A one-hidden-layer network
 (:class:`SoundClassifier`, numpy only; trained by ``tools/train_detectors.py`` on real clips
 from Debian packages) gives each segment a posterior per class; the posteriors are median
-filtered over ``MEDIAN_SECONDS`` and each sound class becomes events where its smoothed
-posterior passes ``1 - sensitivity`` (hysteresis, gaps bridged, short runs dropped).
+filtered over ``MEDIAN_SECONDS`` (tones over ``TONE_MEDIAN_SECONDS``: a beep may last 0.1 s)
+and each sound class becomes events where its smoothed posterior passes ``1 - sensitivity``
+(hysteresis, gaps bridged, short runs dropped). Tones and beeps are reported as ``noise``
+events (value: level, dBFS), so that they are cut out of speech like any steady sound.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import scipy.ndimage
 
+from engine.detect import config
 from engine.detect.events import Event
 from engine.detect.features import FEATURE_NAMES, FrameFeatures
 from engine.detect.frames import moving_mean, silence_floor_db
@@ -28,10 +32,14 @@ from engine.errors import ParameterError
 SEGMENT_SECONDS = 0.1
 CONTEXT_SECONDS = (0.3, 1.2)
 MEDIAN_SECONDS = 0.9
-#: Sound classes the network tells apart; ``other`` is speech, silence and every other sound.
-CLASSES = ("other", "music", "applause", "laughter")
+TONE_MEDIAN_SECONDS = 0.3
+#: Sound classes the network tells apart; ``other`` is speech, silence and every other sound;
+#: ``tone`` is beeps, test tones and dial tones (never speech).
+CLASSES = ("other", "music", "applause", "laughter", "tone")
 #: (shortest event kept, longest gap bridged), seconds, per emitted class.
-EVENT_SHAPE = {"music": (2.0, 0.5), "applause": (0.8, 0.5), "laughter": (0.6, 0.5)}
+EVENT_SHAPE = {"music": (2.0, 0.5), "applause": (0.8, 0.5), "laughter": (0.6, 0.5), "tone": (0.1, 0.1)}
+#: The event type each class is reported as (a tone is steady non-speech sound: ``noise``).
+EVENT_TYPE = {"music": "music", "applause": "applause", "laughter": "laughter", "tone": "noise"}
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "detectors" / "sounds.npz"
 
 
@@ -60,11 +68,16 @@ def segment_descriptors(features: FrameFeatures) -> np.ndarray:
             columns += [mean[centres], np.sqrt(var)[centres]]
         sounding = (energy - floor > 12.0).astype(np.float64)
         columns.append(moving_mean(sounding, width=width)[centres])
+        ceps = features.cepstrum.astype(np.float64)
+        mean = scipy.ndimage.uniform_filter1d(ceps, size=width, axis=0, mode="nearest")
+        var = np.maximum(scipy.ndimage.uniform_filter1d(ceps * ceps, size=width, axis=0, mode="nearest") - mean * mean, 0.0)
+        columns += [*mean[centres].T, *np.sqrt(var)[centres].T]
     return np.stack(columns, axis=1)
 
 
 def descriptor_size() -> int:
-    return len(CONTEXT_SECONDS) * (2 * len(FEATURE_NAMES) + 1)
+    """Descriptors per segment: per context window, mean and std of each feature and cepstral coefficient, plus sounding share."""
+    return len(CONTEXT_SECONDS) * (2 * len(FEATURE_NAMES) + 1 + 2 * config.N_CEPSTRA)
 
 
 @dataclass(frozen=True)
@@ -125,31 +138,64 @@ def default_classifier() -> SoundClassifier:
 def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures) -> np.ndarray:
     """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``."""
     p = model.posteriors(segment_descriptors(features))
-    width = max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1
-    return scipy.ndimage.median_filter(p, size=(width, 1), mode="nearest") if len(p) else p
+    if not len(p):
+        return p
+    out = np.empty_like(p)
+    for k, kind in enumerate(model.classes):
+        seconds = TONE_MEDIAN_SECONDS if kind == "tone" else MEDIAN_SECONDS
+        width = max(1, round(seconds / SEGMENT_SECONDS)) | 1
+        out[:, k] = scipy.ndimage.median_filter(p[:, k], size=width, mode="nearest")
+    return out
 
 
 def detect_sounds(
-    features: FrameFeatures, *, model: SoundClassifier | None = None, sensitivities: dict[str, float] | None = None
+    features: FrameFeatures,
+    *,
+    model: SoundClassifier | None = None,
+    sensitivities: dict[str, float] | None = None,
+    classes: tuple[str, ...] = tuple(EVENT_SHAPE),
 ) -> list[Event]:
-    """Music, applause and laughter events from the learned classifier.
+    """Music, applause and laughter events (and tones, as ``noise``) from the learned classifier.
 
     ``sensitivities`` maps a class to a value in (0, 1) (default 0.5): an event starts
-    where the smoothed posterior reaches ``1 - sensitivity``. ``score`` and ``value`` of
-    each event are its mean smoothed posterior.
+    where the smoothed posterior reaches ``1 - sensitivity``. ``score`` of each event is
+    its mean smoothed posterior; ``value`` the same, or for a tone its mean level in dBFS.
+    Only the classes named in ``classes`` are turned into events.
     """
     model = model or default_classifier()
     sensitivities = sensitivities or {}
     if features.n_frames == 0:
         return []
     p = smoothed_posteriors(model, features)
-    seg = max(1, round(SEGMENT_SECONDS / features.frame_seconds)) * features.frame_seconds
+    step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
+    seg = step * features.frame_seconds
+    power = 10.0 ** (features.energy_db[::step].astype(np.float64) / 10.0)  # mean square per segment
     events: list[Event] = []
     for k, kind in enumerate(model.classes):
-        if kind not in EVENT_SHAPE:
+        if kind not in EVENT_SHAPE or kind not in classes:
             continue
         min_s, gap_s = EVENT_SHAPE[kind]
-        found = score_to_events(kind, p[:, k], p[:, k], frame_seconds=seg, sensitivity=sensitivities.get(kind, 0.5),
-                                min_seconds=min_s, max_gap_seconds=gap_s)  # fmt: skip
-        events += [Event(e.type, e.start, min(e.end, features.duration), e.score, e.value) for e in found]
+        value = p[:, k] if kind != "tone" else power[: len(p)]
+        found = score_to_events(EVENT_TYPE[kind], p[:, k], value, frame_seconds=seg,
+                                sensitivity=sensitivities.get(kind, 0.5), min_seconds=min_s, max_gap_seconds=gap_s)  # fmt: skip
+        for e in found:
+            if kind == "tone" and not _tonal(features, e.start, e.end):
+                continue
+            v = e.value if kind != "tone" else 10.0 * np.log10(max(e.value, 1e-12))  # mean power as dBFS
+            events.append(Event(e.type, e.start, min(e.end, features.duration), e.score, v))
     return events
+
+
+def _tonal(features: FrameFeatures, start: float, end: float) -> bool:
+    """Whether the loud frames of ``[start, end)`` s have the spectral flatness of a beep, not of a voice.
+
+    Beeps (sines, DTMF pairs, buzzers) have a median log10 flatness of -4.8 or less; voiced
+    speech, even telephone band, stays above -3.1 in 999 frames of 1000.
+    """
+    a = round(start / features.frame_seconds)
+    b = max(round(end / features.frame_seconds), a + 1)
+    energy, flatness = features.energy_db[a:b], features.flatness[a:b]
+    if not len(energy):
+        return False
+    loud = energy >= energy.max() - 6.0
+    return bool(np.median(flatness[loud]) < config.TONE_MAX_FLATNESS)

@@ -32,6 +32,9 @@ FLATNESS_BAND_HZ = (250.0, 7000.0)
 #: Number of mel bands behind flatness and spectral flux.
 N_MELS = 40
 
+#: Cepstral coefficients kept per frame (c1..c8 of the log mel spectrum: the spectral envelope).
+N_CEPSTRA = 8
+
 #: Pitch range searched for voicing (normalised autocorrelation peak), Hz.
 PITCH_RANGE_HZ = (75.0, 400.0)
 
@@ -66,12 +69,16 @@ ACTIVE_MAX_DBFS = -45.0
 DEFAULT_SENSITIVITY = 0.5
 
 #: Which detector finds music, applause and laughter: ``"rules"`` (the hand-set rules) or
-#: ``"learned"`` (the classifier in models/detectors). The rules stay the default until the
-#: classifier's false alarms on real speech are under 2 per hour (56 music and 56 laughter per
-#: hour of LibriVox held out, bench/results/detect_loso.md): with Whisper, words inside a detected
-#: sound are dropped as invented, so a false music event would cost real words.
+#: ``"learned"`` (the classifier in models/detectors; its tones are used with either). The rules
+#: stay the default: held out, the classifier raises 25 music and 44 laughter false alarms per
+#: hour of LibriVox (rules: 0 and 63; bench/results/detect_loso.md), and with Whisper, words
+#: inside a detected music event are dropped as invented, so a false music event costs real words.
 SOUND_MODELS = ("rules", "learned")
 DEFAULT_SOUND_MODEL = "rules"
+
+#: A tone event of the learned classifier is kept only when the median log10 spectral flatness
+#: of its loud frames is below this: beeps sit at -4.8 or lower, voiced speech above -3.1.
+TONE_MAX_FLATNESS = -4.0
 
 #: The hysteresis low threshold as a fraction of the high one.
 LOW_FRACTION = 0.6

@@ -2,7 +2,7 @@
 
 :class:`FeatureExtractor` takes int16 (or float) mono blocks of any length in order
 and keeps only a handful of float32 numbers per 10 ms frame, never the audio:
-an hour costs about 10 MB of features. Frame ``t`` is centred on ``t * hop / sr``
+an hour costs about 16 MB of features. Frame ``t`` is centred on ``t * hop / sr``
 seconds (the stream is padded with half a window of zeros at both ends, like
 ``librosa.stft(center=True)``). All the work per block is vectorised over its frames.
 
@@ -28,7 +28,9 @@ Features (each a float32 array of shape ``(n_frames,)``):
     with the one 50 ms earlier, in [-1, 1]: high within a held vowel or a noise,
     low across the quick articulation changes of speech.
 
-Plus ``vad``, uint8 of shape ``(n_vad_frames,)``: webrtcvad's decision per 30 ms frame.
+Plus ``cepstrum``, float16 of shape ``(n_frames, N_CEPSTRA)``: cepstral coefficients
+c1..c8 (orthonormal DCT-II of the natural-log mel band powers, the spectral envelope
+without its level), and ``vad``, uint8 of shape ``(n_vad_frames,)``: webrtcvad's decision per 30 ms frame.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ DC_POLE = 0.995
 _BLAS: ThreadpoolController | None = None
 
 FEATURE_NAMES = ("energy_db", "vowel_db", "flatness", "flux", "voicing", "chroma_stability", "shape_stability")
+#: Every per-frame array kept: the scalar features and the cepstrum (c1..c8 per frame).
+FRAME_ARRAYS = (*FEATURE_NAMES, "cepstrum")
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class FrameFeatures:
     voicing: np.ndarray
     chroma_stability: np.ndarray
     shape_stability: np.ndarray
+    cepstrum: np.ndarray
     vad: np.ndarray
     sr: int
     hop_length: int
@@ -100,7 +105,7 @@ class FrameFeatures:
         """The frames between ``start`` and ``end`` seconds (a view, for tests and plots)."""
         a, b = round(start / self.frame_seconds), round(end / self.frame_seconds)
         va, vb = round(start / self.vad_frame_seconds), round(end / self.vad_frame_seconds)
-        arrays = {name: getattr(self, name)[a:b] for name in FEATURE_NAMES}
+        arrays = {name: getattr(self, name)[a:b] for name in FRAME_ARRAYS}
         return FrameFeatures(**arrays, vad=self.vad[va:vb], sr=self.sr, hop_length=self.hop_length,
                              vad_frame_length=self.vad_frame_length)  # fmt: skip
 
@@ -108,8 +113,9 @@ class FrameFeatures:
 class _Growing:
     """An append-only float32/uint8 column stored in chunks (no quadratic copying)."""
 
-    def __init__(self, dtype: type) -> None:
+    def __init__(self, dtype: type, width: int = 0) -> None:
         self._dtype = dtype
+        self._width = width  # 0: one value per frame; else this many per frame
         self._chunks: list[np.ndarray] = []
 
     def append(self, values: np.ndarray) -> None:
@@ -118,7 +124,7 @@ class _Growing:
 
     def array(self) -> np.ndarray:
         if not self._chunks:
-            return np.zeros(0, dtype=self._dtype)
+            return np.zeros((0, self._width) if self._width else 0, dtype=self._dtype)
         if len(self._chunks) > 1:
             self._chunks = [np.concatenate(self._chunks)]
         return self._chunks[0]
@@ -153,6 +159,7 @@ class FeatureExtractor:
         self._chroma_history = np.zeros((self.chroma_lag, 12), dtype=np.float32)
         self._shape_history = np.zeros((self.shape_lag, self._shape_bands.size), dtype=np.float32)
         self._columns = {name: _Growing(np.float32) for name in FEATURE_NAMES}
+        self._columns["cepstrum"] = _Growing(np.float16, width=config.N_CEPSTRA)
         self._vad_column = _Growing(np.uint8)
         self.samples_seen = 0
         self._finished = False
@@ -186,6 +193,8 @@ class FeatureExtractor:
         self._lags = np.arange(int(sr // pmax), int(np.ceil(sr / pmin)) + 1)
         self._window_ac = (r_w[self._lags] / r_w[0]).astype(np.float32)
         self._eps = np.float32(10 ** (config.FLOOR_DBFS / 10))
+        dct = scipy.fft.dct(np.eye(config.N_MELS), type=2, norm="ortho", axis=0)  # row k: DCT basis k
+        self._dct = np.ascontiguousarray(dct[1 : 1 + config.N_CEPSTRA].T, dtype=np.float32)  # (n_mels, N_CEPSTRA)
 
     # --- streaming ---------------------------------------------------------------------------------
 
@@ -289,6 +298,7 @@ class FeatureExtractor:
             "voicing": voicing,
             "chroma_stability": np.clip(stability, 0.0, 1.0),
             "shape_stability": np.clip(shape_stability, -1.0, 1.0),
+            "cepstrum": logmel @ self._dct,
         }
 
     def _append(self, values: dict[str, np.ndarray]) -> None:

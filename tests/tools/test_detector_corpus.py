@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+import soundfile as sf
 
-from tools.detector_corpus import CATALOGUE, CLASSES, MANIFEST_PATH, collect, licence_of, read_manifest
+from tools.detector_corpus import (
+    CATALOGUE,
+    CLASSES,
+    MANIFEST_PATH,
+    CorpusClip,
+    collect,
+    licence_of,
+    read_manifest,
+    shared_recordings,
+    unzip_audio,
+)
 from tools.sound_clips import ClipsUnavailable
 
 COPYRIGHT = """Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
@@ -66,3 +79,37 @@ def test_a_small_package_is_fetched_and_its_clips_listed(tmp_path: Path) -> None
     assert kinds == {"applause", "other"}
     assert all(c.path(tmp_path).is_file() and c.licence == "GPL-2" for c in clips)
     assert not [c for c in clips if c.kind == "other" and c.member.endswith("applause.ogg")]
+
+
+def test_copies_of_one_recording_in_two_packages_are_linked(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    sr = 16000
+    original = (0.2 * rng.standard_normal(2 * sr)).astype(np.float32)
+    other = (0.2 * rng.standard_normal(2 * sr)).astype(np.float32)
+    files = {("a-data", "usr/share/a/clap.wav"): original, ("b-data", "usr/share/b/applause.flac"): original * 0.5,
+             ("c-data", "usr/share/c/clap.wav"): other}  # fmt: skip
+    clips = []
+    for (package, member), audio in files.items():
+        (tmp_path / package / member).parent.mkdir(parents=True)
+        sf.write(tmp_path / package / member, audio, sr)  # a copy at another level and in another format
+        clips.append(CorpusClip("applause", package, "1", member, "GPL-2+", 2.0))
+    assert shared_recordings(clips, tmp_path) == {"a-data": {"b-data"}, "b-data": {"a-data"}}
+
+
+def test_a_zipped_game_archive_gives_up_its_audio_only(tmp_path: Path) -> None:
+    archive = tmp_path / "base.wz"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("audio/tutorial/t1.ogg", b"ogg bytes")
+        z.writestr("maps/level.json", "{}")
+    unzip_audio(archive, "game-data")
+    assert [p.relative_to(tmp_path).as_posix() for p in sorted(tmp_path.rglob("*")) if p.is_file()] == [
+        "base.wz",
+        "base.wz.d/audio/tutorial/t1.ogg",
+    ]
+
+
+def test_a_broken_archive_is_refused_with_its_name(tmp_path: Path) -> None:
+    archive = tmp_path / "base.wz"
+    archive.write_bytes(b"not a zip")
+    with pytest.raises(ClipsUnavailable, match=r"cannot unpack base\.wz of Debian package game-data"):
+        unzip_audio(archive, "game-data")

@@ -17,9 +17,23 @@ from engine.detect.classifier import (
     detect_sounds,
     segment_descriptors,
 )
+from engine.detect.speech import detect_speech
 from engine.errors import ParameterError
+from tools.sound_clips import ClipsUnavailable, fetch_clips, load_clip
 from tools.synth import music_bed
-from tools.train_detectors import SR, Scene, SpeechPool, fit, negative_scenes, scene, scene_data, segment_labels
+from tools.train_detectors import (
+    ALPHAS,
+    SR,
+    Scene,
+    SpeechPool,
+    choose_alpha,
+    fit,
+    negative_scenes,
+    scene,
+    scene_data,
+    segment_labels,
+    tone_scenes,
+)
 from tools.tts import SpeechSynthesisError, speak
 
 TEXTS = (
@@ -47,10 +61,10 @@ def _music_scenes(pool: SpeechPool, rng: np.random.Generator, n: int) -> list[Sc
 
 @pytest.fixture(scope="module")
 def small_model(speech_clips: list[np.ndarray]) -> SoundClassifier:
-    """Music against speech, trained on a dozen generated mixtures (a minute of audio)."""
+    """Music and beeps against speech, trained on a score of generated mixtures (two minutes of audio)."""
     rng = np.random.default_rng(7)
     pool = SpeechPool(speech_clips[:4], rng)
-    scenes = _music_scenes(pool, rng, 9) + negative_scenes(pool, rng, 5)
+    scenes = _music_scenes(pool, rng, 9) + negative_scenes(pool, rng, 5) + tone_scenes(pool, rng, 6)
     x, y = scene_data(scenes)
     return fit(x, y, seed=0, hidden=8, max_rows=6000)
 
@@ -69,6 +83,47 @@ def test_trained_on_a_small_fixture_finds_music_on_unseen_mixtures(small_model, 
     assert found >= 5, f"music found in {found} of {total} held-out mixtures"
     for s in negative_scenes(pool, rng, 3, variants=(0,)):
         assert not [e for e in detect_sounds(frame_features(s.audio, sr=SR), model=small_model) if e.type == "music"]
+
+
+def _beeps_in_silence(rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[float, float]]]:
+    """Eight 1 kHz beeps of 0.2-1 s with 0.5-1.5 s of near silence between them, and their spans."""
+    parts, spans, t = [np.zeros(SR // 2, dtype=np.float32)], [], 0.5
+    for _ in range(8):
+        n = int(rng.uniform(0.2, 1.0) * SR)
+        parts.append((0.1 * np.sin(2 * np.pi * 1000.0 * np.arange(n) / SR)).astype(np.float32))
+        spans.append((t, t + n / SR))
+        gap = int(rng.uniform(0.5, 1.5) * SR)
+        parts.append(np.zeros(gap, dtype=np.float32))
+        t += (n + gap) / SR
+    audio = np.concatenate(parts)
+    return audio + (1e-4 * rng.standard_normal(len(audio))).astype(np.float32), spans
+
+
+def _beep_time_in_speech(features, sounds, spans) -> float:
+    speech = detect_speech(features.vad, vad_frame_seconds=features.vad_frame_seconds, exclude=sounds,
+                           duration=features.duration)  # fmt: skip
+    return sum(max(0.0, min(b, e.end) - max(a, e.start)) for a, b in spans for e in speech)
+
+
+def test_trained_on_a_small_fixture_beeps_are_tones_never_speech(small_model) -> None:
+    audio, spans = _beeps_in_silence(np.random.default_rng(5))
+    feats = frame_features(audio, sr=SR)
+    sounds = detect_sounds(feats, model=small_model)
+    tones = [e for e in sounds if e.type == "noise"]  # tones are reported as steady non-speech sound
+    found = sum(any(min(b, e.end) - max(a, e.start) > 0.5 * (b - a) for e in tones) for a, b in spans)
+    assert found >= 7, f"{found} of 8 beeps found as tones: {sounds}"
+    assert all(-30.0 < e.value < -15.0 for e in tones)  # the level of a 0.1-amplitude sine is -23 dBFS
+    assert _beep_time_in_speech(feats, sounds, spans) == 0.0
+
+
+@pytest.mark.parametrize("sound_model", ["rules", "learned"])
+def test_the_shipped_classifier_keeps_beeps_out_of_speech(sound_model: str) -> None:
+    audio, _ = _beeps_in_silence(np.random.default_rng(11))
+    feats = frame_features(audio, sr=SR)
+    detections = analyze(feats, settings=DetectorSettings(sound_model=sound_model))
+    assert not detections.of_type("speech"), detections.events
+    assert len(detections.of_type("noise")) >= 7  # the beeps, as steady non-speech sound
+    assert not {e.type for e in detections.events} & {"music", "applause", "laughter"}
 
 
 def test_posteriors_are_distributions_and_descriptors_have_the_documented_shape(small_model, speech_clips) -> None:
@@ -99,15 +154,18 @@ def test_the_shipped_classifier_loads_and_the_analyzer_uses_it_when_chosen() -> 
         pytest.fail(f"{DEFAULT_MODEL} is missing: run tools/train_detectors.py")
     model = default_classifier()
     assert model.classes == CLASSES and model.w1.shape[0] == descriptor_size()
-    # A steady music bed alone is music to the shipped classifier and to the analyzer
-    rng = np.random.default_rng(3)
-    bed = 0.1 * music_bed(12.0, sample_rate=SR, rng=rng)
-    feats = frame_features(bed, sr=SR)
+    # Real applause (lmms-common, one of its training clips) is applause to the shipped classifier and to the analyzer
+    try:
+        clip = load_clip(fetch_clips("applause")[0], sample_rate=SR)
+    except ClipsUnavailable as exc:
+        pytest.skip(f"the real applause clip is unavailable here: {exc}")
+    pad = np.zeros(SR, dtype=np.float32)
+    feats = frame_features(np.concatenate([pad, clip, clip, pad]), sr=SR)
     learned = detect_sounds(feats)
-    assert sum(e.duration for e in learned if e.type == "music") > 6.0
+    assert sum(e.duration for e in learned if e.type == "applause") > 2.0, learned
     chosen = DetectorSettings(sound_model="learned")
-    assert [e for e in analyze(feats, settings=chosen).events if e.type == "music"] == [
-        e for e in learned if e.type == "music"
+    assert [e for e in analyze(feats, settings=chosen).events if e.type == "applause"] == [
+        e for e in learned if e.type == "applause"
     ]
     assert DetectorSettings().sound_model == "rules"  # the default until false alarms on speech are < 2/h
 
@@ -131,5 +189,21 @@ def test_bad_parameter_files_are_refused_with_their_name(tmp_path: Path, content
 
 
 def test_descriptors_of_the_wrong_width_are_refused(small_model) -> None:
-    with pytest.raises(ParameterError, match=r"descriptors must have shape \(n, 30\), got \(4, 3\)"):
+    with pytest.raises(ParameterError, match=rf"descriptors must have shape \(n, {descriptor_size()}\), got \(4, 3\)"):
         small_model.posteriors(np.zeros((4, 3)))
+
+
+def test_the_l2_penalty_is_chosen_by_inner_folds_over_packages(rng) -> None:
+    """Four packages of sound scenes and some scenes of speech alone, classes told apart by their descriptors."""
+    scenes, described = [], []
+    for i in range(16):
+        y = np.zeros(40, dtype=np.int64)
+        if i < 12:
+            y[10:30] = 1 + (i // 4) % 3  # every package holds every sound class
+        centres = 3.0 * np.eye(len(CLASSES))[y] @ np.eye(len(CLASSES), descriptor_size())
+        x = rng.standard_normal((40, descriptor_size())) + centres
+        scenes.append(Scene(np.zeros(1, dtype=np.float32), [], f"p{i % 4}" if i < 12 else "", "pause", "speech-data"))
+        described.append((x, y))
+    alpha, scores = choose_alpha(scenes, described, seed=0)
+    assert alpha in ALPHAS and set(scores) == {str(a) for a in ALPHAS}
+    assert scores[str(alpha)] == max(scores.values()) > 0.8

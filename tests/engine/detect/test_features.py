@@ -29,6 +29,7 @@ def test_features_do_not_depend_on_block_size(rng):
     pieces = extractor.finish()
     for name in (*FEATURE_NAMES, "vad"):
         np.testing.assert_allclose(getattr(pieces, name), getattr(whole, name), rtol=1e-4, atol=1e-4, err_msg=name)
+    np.testing.assert_allclose(pieces.cepstrum.astype(np.float32), whole.cepstrum.astype(np.float32), rtol=2e-3, atol=2e-3)
 
 
 @pytest.mark.parametrize("n_samples", [1, 159, 160, 161, 16000, 16001])
@@ -37,6 +38,7 @@ def test_one_frame_per_started_hop(n_samples):
     assert features.n_frames == -(-n_samples // 160)
     assert features.vad.shape == (n_samples // 480,)
     assert all(getattr(features, name).dtype == np.float32 for name in FEATURE_NAMES)
+    assert features.cepstrum.shape == (features.n_frames, 8) and features.cepstrum.dtype == np.float16
 
 
 def test_full_scale_sine_reads_minus_three_db():
@@ -65,7 +67,17 @@ def test_harmonic_tone_is_voiced_stable_and_tonal_noise_is_not(rng):
 def test_memory_per_hour_of_features():
     features = frame_features(np.zeros(SR * 2, dtype=np.int16), sr=SR)
     per_hour = features.nbytes / features.duration * 3600
-    assert per_hour < 12e6  # about 10 MB an hour: flat enough for a 3-hour file
+    assert per_hour < 17e6  # about 16 MB an hour (6 of them the cepstrum): flat enough for a 3-hour file
+
+
+def test_cepstrum_is_flat_for_white_noise_and_not_for_a_tone(rng):
+    noise = frame_features((0.1 * rng.standard_normal(SR)).astype(np.float32), sr=SR)
+    beep = frame_features(tone([1000.0], 1.0), sr=SR)
+    inner = slice(15, -15)
+    # a flat log mel spectrum has no energy in c1..c8 (the orthonormal DCT of a constant is c0 alone)
+    assert np.abs(np.median(noise.cepstrum[inner].astype(np.float64), axis=0)).max() < 1.0
+    assert np.abs(np.median(beep.cepstrum[inner].astype(np.float64), axis=0)).max() > 10.0
+    assert noise.slice(0.2, 0.5).cepstrum.shape == (30, 8)
 
 
 @pytest.mark.parametrize(

@@ -29,10 +29,11 @@ def padded(x: np.ndarray, seconds: float = 1.0, rng=None) -> np.ndarray:
     return (y + 10 ** (-70 / 20) * rng.standard_normal(len(y))).astype(np.float32)
 
 
-def test_librivox_speech_is_speech_only(librivox):
+@pytest.mark.parametrize("sound_model", ["rules", "learned"])
+def test_librivox_speech_is_speech_only(librivox, sound_model: str):
     for wav in librivox:
         audio, sr = sf.read(wav, dtype="int16")
-        detections = analyze_audio(audio, sr=sr)
+        detections = analyze_audio(audio, sr=sr, settings=DetectorSettings(sound_model=sound_model))
         kinds = {e.type for e in detections.events}
         assert not kinds & {"music", "applause", "laughter", "noise"}, (wav.name, detections.events)
         speech = sum(e.duration for e in detections.of_type("speech"))
