@@ -7,6 +7,7 @@ A benchmark run as a script (``python bench/x_bench.py``) puts the repository on
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -53,3 +54,11 @@ def use_bench_folders(name: str) -> None:
     benchmark never writes into the user's own library."""
     os.environ.setdefault("EARSHOT_DATA_DIR", str(CACHE / f"{name}-data"))
     os.environ.setdefault("EARSHOT_CACHE_DIR", str(CACHE / f"{name}-cache"))
+
+
+def bench_parser(doc: str, quick_help: str) -> argparse.ArgumentParser:
+    """The command line of a benchmark: its docstring's first paragraph as the description and a
+    ``--quick`` flag (``quick_help`` says what it leaves out); the caller adds its own options."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    return parser

@@ -22,7 +22,6 @@ Run: ``.venv/bin/python -m bench.landing_bench [--quick]``.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
 from collections import Counter
@@ -32,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import SHARED, machine, write_result
+from bench.common import SHARED, bench_parser, machine, write_result
 from engine.evaluate.collection import (
     SourceRecording,
     Topic,
@@ -150,8 +149,7 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="the first ten recordings only")
+    parser = bench_parser(__doc__, "the first ten recordings only")
     args = parser.parse_args(argv)
     folder_in = SHARED / "newsscape"
     if not any(folder_in.glob("*.txt3")):

@@ -19,7 +19,6 @@ Run: ``.venv/bin/python -m bench.search_bench [--quick] [--words 9000000] [--ski
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
@@ -29,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import SHARED, machine, write_result
+from bench.common import SHARED, bench_parser, machine, write_result
 from engine.evaluate.collection import (
     SourceRecording,
     Topic,
@@ -288,8 +287,7 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a slice of the collection, 300k words at scale")
+    parser = bench_parser(__doc__, "a slice of the collection, 300k words at scale")
     parser.add_argument("--words", type=int, default=9_000_000)
     parser.add_argument("--skip-scale", action="store_true")
     parser.add_argument("--skip-quality", action="store_true")

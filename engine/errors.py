@@ -53,3 +53,20 @@ class IndexFull(StorageError):
 
 class IndexDamaged(StorageError):
     """The index file fails SQLite's integrity check or is not an index at all."""
+
+
+def file_access_reason(exc: OSError, verb: str, *, missing: str = "file not found",
+                       folder: str = "is a folder, not a file") -> str:
+    """Why a user's file could not be reached, as the reason part of a one-line message.
+
+    ``verb`` names what failed for an error other than missing, folder or permission
+    (``"read"`` gives ``"cannot read: <strerror>"``); ``missing`` and ``folder`` let
+    each caller keep its own wording. The caller wraps the reason in its own error class.
+    """
+    if isinstance(exc, FileNotFoundError):
+        return missing
+    if isinstance(exc, IsADirectoryError):
+        return folder
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return f"cannot {verb}: {exc.strerror or exc}"

@@ -19,7 +19,7 @@ import av
 import numpy as np
 
 from engine import config
-from engine.errors import AudioError, ParameterError
+from engine.errors import AudioError, ParameterError, file_access_reason
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,9 @@ def _check_file(path: Path) -> os.stat_result:
     """Raise AudioError unless ``path`` is a non-empty, readable regular file."""
     try:
         st = path.stat()
-    except FileNotFoundError:
-        raise AudioError(path, "file not found (missing or removed)") from None
-    except PermissionError:
-        raise AudioError(path, "permission denied") from None
     except OSError as exc:
-        raise AudioError(path, f"cannot access: {exc.strerror or exc}") from None
+        reason = file_access_reason(exc, "access", missing="file not found (missing or removed)")
+        raise AudioError(path, reason) from None
     if path.is_dir():
         raise AudioError(path, "is a folder, not a recording")
     if not path.is_file():

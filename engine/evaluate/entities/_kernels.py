@@ -24,17 +24,22 @@ def _best(s, d, i):  # pragma: no cover - compiled
     return i, INS
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _dp_start(n, m, zero):  # pragma: no cover - compiled
+    """Both aligners' tables: back-pointers (n + 1, m + 1) int8 with the origin set, and two
+    (m + 1,) cost rows of ``zero``'s type (int64 word costs, float64 phone costs)."""
+    back = np.empty((n + 1, m + 1), dtype=np.int8)
+    back[0, 0] = DIAG
+    return back, np.full(m + 1, zero), np.full(m + 1, zero)
+
+
 @njit(cache=True, nogil=True)
 def _sclite_dp(ref, hyp, c_ins, c_del, c_sub):  # pragma: no cover - compiled
     """Word Levenshtein with sclite's ties (SCTK ``net_dp.c``, see :func:`_best`).
     ``ref`` and ``hyp`` are int32 word ids; returns int8 edit codes."""
     n = ref.shape[0]
     m = hyp.shape[0]
-    back = np.empty((n + 1, m + 1), dtype=np.int8)
-    prev = np.empty(m + 1, dtype=np.int64)
-    cur = np.empty(m + 1, dtype=np.int64)
-    prev[0] = 0
-    back[0, 0] = DIAG
+    back, prev, cur = _dp_start(n, m, np.int64(0))
     for b in range(1, m + 1):
         prev[b] = prev[b - 1] + c_ins
         back[0, b] = INS
@@ -104,11 +109,7 @@ def _phone_dp(ref, hyp, sub_cost, indel_cost):  # pragma: no cover - compiled
     where a boundary would meet a phone; ``indel_cost`` is (n_phones,) float64."""
     n = ref.shape[0]
     m = hyp.shape[0]
-    back = np.empty((n + 1, m + 1), dtype=np.int8)
-    prev = np.empty(m + 1, dtype=np.float64)
-    cur = np.empty(m + 1, dtype=np.float64)
-    prev[0] = 0.0
-    back[0, 0] = DIAG
+    back, prev, cur = _dp_start(n, m, np.float64(0.0))
     for b in range(1, m + 1):
         prev[b] = prev[b - 1] + indel_cost[hyp[b - 1]]
         back[0, b] = INS

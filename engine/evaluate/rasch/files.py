@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.errors import file_access_reason
 from engine.evaluate.rasch.errors import MatrixFileError
 from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
 
@@ -85,14 +86,8 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
 def _read_text(path: Path) -> str:
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise MatrixFileError(path, "file not found") from None
-    except IsADirectoryError:
-        raise MatrixFileError(path, "is a folder, not a file") from None
-    except PermissionError:
-        raise MatrixFileError(path, "permission denied") from None
     except OSError as exc:
-        raise MatrixFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise MatrixFileError(path, file_access_reason(exc, "read")) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -161,12 +161,11 @@ def test_files_round_trip(tmp_path):
 @pytest.mark.parametrize(
     ("reader", "text", "message"),
     [
-        (read_run, "t D 0 10 1\n", "needs 6 fields"),
-        (read_run, "t D zero 10 1 0.5\n", "must be numbers"),
-        (read_qrels, "t D 5 0\n", "length > 0"),
-        (read_qrels, "t D\n", "needs 4 fields"),
+        pytest.param(read_run, "t D 0 10 1\n", "needs 6 fields", id="short-run-line"),
+        pytest.param(read_run, "t D zero 10 1 0.5\n", "must be numbers", id="non-numeric-offset"),
+        pytest.param(read_qrels, "t D 5 0\n", "length > 0", id="empty-judgement"),
+        pytest.param(read_qrels, "t D\n", "needs 4 fields", id="short-qrels-line"),
     ],
-    ids=["short-run-line", "non-numeric-offset", "empty-judgement", "short-qrels-line"],
 )
 def test_bad_files_name_the_line(tmp_path, reader, text, message):
     path = tmp_path / "bad"
