@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import CACHE, machine, write_result
 from engine.asr.base import Word
 from engine.audio.decode import iter_pcm_blocks
-from engine.detect import AudioAnalyzer, syllable_nuclei
+from engine.detect import AudioAnalyzer
+from engine.detect.analyzer import clip_syllable_nuclei
 from engine.detect.config import DEFAULT_SOUND_MODEL, SOUND_MODELS
 from engine.detect.events import Event
 from engine.detect.frames import active_frames, close_and_prune, frames_of, mask_spans
@@ -252,17 +253,6 @@ def run_sphinx_x_duration(seed: int) -> dict[str, object]:
     }
 
 
-def nuclei_count(audio: np.ndarray, sr: int) -> int:
-    analyzer = AudioAnalyzer(sr=sr)
-    analyzer.feed(audio)
-    detections = analyzer.finish()
-    f = analyzer.features
-    speech = np.zeros(f.n_frames, bool)
-    for e in detections.of_type("speech"):
-        speech[round(e.start / f.frame_seconds) : round(e.end / f.frame_seconds)] = True
-    return len(syllable_nuclei(vowel_db=f.vowel_db, voicing=f.voicing, speech=speech, sr=f.sr, hop_length=f.hop_length))
-
-
 def run_rates() -> dict[str, object]:
     from tools import tts
 
@@ -275,7 +265,7 @@ def run_rates() -> dict[str, object]:
             for text in RATE_TEXTS:
                 audio = tts.speak(text, voice, speed, sample_rate=sr).audio
                 pad = np.zeros(sr // 2, dtype=np.float32)
-                found += nuclei_count(np.concatenate([pad, audio, pad]), sr)
+                found += len(clip_syllable_nuclei(np.concatenate([pad, audio, pad]), sr))
             rows.append({"source": f"espeak-ng {voice}", "wpm": speed, "cmu_syllables": expected, "nuclei": found,
                          "error": found / expected - 1.0})  # fmt: skip
     if (LIBRIVOX / "transcription").exists():
@@ -285,7 +275,7 @@ def run_rates() -> dict[str, object]:
             words = [w for w in text.split() if w not in ("<s>", "</s>")]
             audio, rate = sf.read(LIBRIVOX / f"{utt.strip(') ')}.wav", dtype="int16")
             exp += text_syllables(" ".join(words))
-            got += nuclei_count(audio, rate)
+            got += len(clip_syllable_nuclei(audio, rate))
         rows.append(
             {"source": "LibriVox (5 utterances)", "wpm": None, "cmu_syllables": exp, "nuclei": got, "error": got / exp - 1.0}
         )

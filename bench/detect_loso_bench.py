@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import write_result
 from bench.detect_bench import energy_peer
-from engine.detect import DetectorSettings, analyze, frame_features
+from engine.detect import DetectorSettings, frame_features
 from engine.detect.analyzer import learned_sound_events, rule_sound_events
 from engine.detect.classifier import SoundClassifier
 from engine.detect.events import Event

@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import soundfile as sf
 
-from tools.sound_clips import ClipsUnavailable, _run, load_clip
+from tools.sound_clips import ClipsUnavailable, _run, load_clip, require_debian_tools
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST_PATH = REPO / "models" / "detectors" / "manifest.json"
@@ -147,9 +147,7 @@ def _unpack(package: str, cache: Path) -> tuple[Path, str]:
     stamp = target / ".version"
     if stamp.is_file():
         return target, stamp.read_text().strip()
-    for tool in ("apt-get", "dpkg-deb"):
-        if shutil.which(tool) is None:
-            raise ClipsUnavailable(f"cannot fetch Debian package {package}: {tool} is not installed here")
+    require_debian_tools(package)
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=f".fetch-{package}-") as tmp:
         work = Path(tmp)

@@ -136,13 +136,18 @@ def _trim_silent_ends(x: np.ndarray, sample_rate: int) -> np.ndarray:
     return x[loud[0] * frame : (loud[-1] + 1) * frame]
 
 
+def require_debian_tools(package: str) -> None:
+    """Raise ClipsUnavailable naming ``package`` unless apt-get and dpkg-deb are here to fetch it."""
+    for tool in ("apt-get", "dpkg-deb"):
+        if shutil.which(tool) is None:
+            raise ClipsUnavailable(f"cannot fetch Debian package {package}: {tool} is not installed here")
+
+
 def _ensure_package(package: str, members: list[str], cache: Path) -> None:
     target = cache / package
     if (target / MANIFEST).is_file() and all((target / m).is_file() for m in members):
         return
-    for tool in ("apt-get", "dpkg-deb"):
-        if shutil.which(tool) is None:
-            raise ClipsUnavailable(f"cannot fetch Debian package {package}: {tool} is not installed here")
+    require_debian_tools(package)
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=f".fetch-{package}-") as tmp:
         work = Path(tmp)

