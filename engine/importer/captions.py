@@ -18,12 +18,12 @@ and the last ends with it (an SRT written back from the cues has the same times)
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ParameterError
+from engine.segment.text import txt3_row, txt3_time
 
 FORMATS = ("srt", "vtt", "txt", "txt3")
 
@@ -137,14 +137,6 @@ def _timed_text(path: Path, lines: list[str]) -> Captions:
     return Captions(cues)
 
 
-def _txt3_seconds(stamp: str) -> float:
-    """Seconds since midnight of ``YYYYMMDDhhmmss.mmm`` (days counted too, for files that cross midnight)."""
-
-    whole, _, frac = stamp.partition(".")
-    moment = dt.datetime.strptime(whole, "%Y%m%d%H%M%S")
-    return (moment - dt.datetime(2000, 1, 1)).total_seconds() + (float("0." + frac) if frac else 0.0)
-
-
 def _txt3(path: Path, lines: list[str]) -> Captions:
     """NewsScape captions: CC rows are cues, SEG markers open stories."""
     origin: float | None = None
@@ -154,25 +146,24 @@ def _txt3(path: Path, lines: list[str]) -> Captions:
         parts = line.split("|", 3)
         if parts[0] == "TOP" and len(parts) > 1:
             try:
-                origin = _txt3_seconds(parts[1])
+                origin = txt3_time(parts[1])
             except ValueError:
                 raise ParameterError(f"{path}:{number}: cannot read the start time {parts[1]!r}") from None
             continue
-        if len(parts) < 4 or not parts[0][:1].isdigit():
-            continue
         try:
-            t0, t1 = _txt3_seconds(parts[0]), _txt3_seconds(parts[1])
+            row = txt3_row(line)
         except ValueError:
             raise ParameterError(f"{path}:{number}: cannot read the times {parts[0]!r}, {parts[1]!r}") from None
-        if parts[2].startswith("SEG"):
-            if "Story start" in parts[3] or "Commercial" in parts[3]:
-                starts.append(len(cues))
+        if row is None:
             continue
-        if not parts[2].startswith("CC"):
+        if row.opens_story:
+            starts.append(len(cues))
             continue
-        text = re.sub(r">{2,}", " ", parts[3])
+        if not row.is_caption:
+            continue
+        text = re.sub(r">{2,}", " ", row.text)
         if text.split():
-            cues.append(Cue(t0, max(t1, t0), " ".join(text.split())))
+            cues.append(Cue(row.start, max(row.end, row.start), " ".join(text.split())))
     if cues:
         base = origin if origin is not None else cues[0].start
         # Caption rows are not always in time order; keep them monotone, as a recogniser's words are.

@@ -143,13 +143,40 @@ def from_stories(stories: Sequence[str], *, name: str = "") -> Transcript:
     )
 
 
-def _txt3_time(stamp: str) -> float:
+def txt3_time(stamp: str) -> float:
     """Seconds since 2000-01-01 of a ``YYYYMMDDhhmmss.mmm`` caption time (exact to the millisecond)."""
     whole, _, frac = stamp.partition(".")
     moment = datetime.strptime(whole, "%Y%m%d%H%M%S")
     days = (moment.date() - _EPOCH).days
     seconds = moment.hour * 3600 + moment.minute * 60 + moment.second
     return days * 86400.0 + seconds + (float("0." + frac) if frac else 0.0)
+
+
+@dataclass(frozen=True)
+class Txt3Row:
+    """One timed row of a NewsScape ``.txt3`` caption file; times in seconds since 2000-01-01."""
+
+    start: float
+    end: float
+    kind: str  # "CC1", "SEG_00", ...
+    text: str
+
+    @property
+    def opens_story(self) -> bool:
+        """A SEG marker that starts a story or a commercial block."""
+        return self.kind.startswith("SEG") and ("Story start" in self.text or "Commercial" in self.text)
+
+    @property
+    def is_caption(self) -> bool:
+        return self.kind.startswith("CC")
+
+
+def txt3_row(line: str) -> Txt3Row | None:
+    """The timed row on ``line``, or None for a header or other line; ValueError if its times are unreadable."""
+    parts = line.split("|", 3)
+    if len(parts) < 4 or not parts[0][:1].isdigit():
+        return None
+    return Txt3Row(txt3_time(parts[0]), txt3_time(parts[1]), parts[2], parts[3])
 
 
 def read_txt3(path: str | Path) -> Transcript:
@@ -173,21 +200,20 @@ def read_txt3(path: str | Path) -> Transcript:
     pending_sentence = True
     punctuated = False
     for line in lines:
-        parts = line.split("|", 3)
-        if len(parts) < 4 or not parts[0][:1].isdigit():
-            continue
         try:
-            t0, t1 = _txt3_time(parts[0]), _txt3_time(parts[1])
+            row = txt3_row(line)
         except ValueError:
             continue
-        if parts[2].startswith("SEG"):
-            if "Story start" in parts[3] or "Commercial" in parts[3]:
-                story_starts.append(len(words))
+        if row is None:
             continue
-        if not parts[2].startswith("CC"):
+        t0, t1 = row.start, row.end
+        if row.opens_story:
+            story_starts.append(len(words))
+            continue
+        if not row.is_caption:
             continue
         row_words: list[str] = []
-        for piece_words, ends_sentence in _sentences(parts[3]):
+        for piece_words, ends_sentence in _sentences(row.text):
             if pending_sentence:
                 sentence_starts.append(len(words) + len(row_words))
             pending_sentence = ends_sentence
@@ -321,18 +347,16 @@ def read_commercial_blocks(path: str | Path) -> np.ndarray:
     n_words = 0
     markers: list[tuple[int, bool]] = []
     for line in lines:
-        parts = line.split("|", 3)
-        if len(parts) < 4 or not parts[0][:1].isdigit():
-            continue
         try:
-            _txt3_time(parts[0]), _txt3_time(parts[1])
+            row = txt3_row(line)
         except ValueError:
             continue
-        if parts[2].startswith("SEG"):
-            if "Story start" in parts[3] or "Commercial" in parts[3]:
-                markers.append((n_words, "Commercial" in parts[3]))
-        elif parts[2].startswith("CC"):
-            n_words += sum(len(words) for words, _ in _sentences(parts[3]))
+        if row is None:
+            continue
+        if row.opens_story:
+            markers.append((n_words, "Commercial" in row.text))
+        elif row.is_caption:
+            n_words += sum(len(words) for words, _ in _sentences(row.text))
     spans = [(a, b) for (a, is_ad), (b, _) in zip(markers, [*markers[1:], (n_words, False)], strict=True)
              if is_ad and b > a]
     return np.asarray(spans, dtype=np.int64).reshape(-1, 2)
