@@ -35,11 +35,6 @@ AUDIO_EXTENSIONS = frozenset(
 #: a worker's memory flat for multi-hour recordings.
 VOSK_RENEW_SECONDS = 120.0
 
-#: Longest stretch of audio PocketSphinx decodes as one utterance, in seconds. Its
-#: search lattice grows with the utterance; continuous speech with no pause would
-#: otherwise grow a worker without bound.
-SPHINX_MAX_UTTERANCE_SECONDS = 30.0
-
 #: Whisper decodes the stream in chunks of at most this many seconds (its own
 #: window is 30 s), cut at the quietest 0.1 s in the last
 #: ``WHISPER_CUT_WINDOW_SECONDS`` of each chunk so that no word is split.

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from engine.asr.base import ModelSpec
 
-Engine = Literal["whisper", "vosk", "pocketsphinx"]
+Engine = Literal["whisper", "vosk"]
 Source = Literal["download", "linked", "package", "embedded"]
 
 MANIFEST_NAME = "earshot-model.json"
@@ -36,11 +36,11 @@ class InstalledModel:
     ----------
     name : the name to pass to ``resolve``, e.g. ``"vosk-model-small-en-us-0.15"``.
     path : the model folder.
-    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
+    engine : ``"whisper"`` or ``"vosk"``.
     language : language code, e.g. ``"en-us"``; ``"und"`` when unknown.
     source : ``"download"`` (unpacked into the models folder), ``"linked"`` (a folder
         the user registered, not copied), ``"package"`` (a ``vosk_model_*`` Python
-        package) or ``"embedded"`` (Whisper tiny.en or PocketSphinx, shipped with Earshot).
+        package) or ``"embedded"`` (Whisper tiny.en, shipped with Earshot).
     size : bytes of the files in ``path``.
     """
 

