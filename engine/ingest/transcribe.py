@@ -114,11 +114,11 @@ def transcribe_file(
     report = on_progress or (lambda done, total: None)
     cancel = cancel or CancelToken()
     times = StageTimes()
+    settings = detector_settings or DetectorSettings()
     blocks: Iterator[np.ndarray] = iter_pcm_blocks(info.path, sr=sr)
     detected = None
     if analyze:
-        detected = detect_pass(info, sr=sr, settings=detector_settings or DetectorSettings(), cancel=cancel,
-                               on_progress=report, times=times)  # fmt: skip
+        detected = detect_pass(info, sr=sr, settings=settings, cancel=cancel, on_progress=report, times=times)
         blocks = gate_blocks(blocks, speech_spans(*detected[1], duration=detected[0].duration), sr=sr)
     share = config.DETECT_PASS_SHARE if analyze else 0.0
     timed = _TimedBlocks(
@@ -139,7 +139,7 @@ def transcribe_file(
         if config.DROP_WORDS_IN_SOUNDS:
             utterances = [kept for utt in utterances if (kept := words_outside_sounds(utt, found[0]))]
         words = [w for utt in utterances for w in utt]
-        detections = run_detectors(features, words, settings=detector_settings, found=found)
+        detections = run_detectors(features, words, settings=settings, found=found)
         times.detect += time.perf_counter() - t1
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine)
