@@ -31,9 +31,10 @@ AUDIO_EXTENSIONS = frozenset(
 )
 
 #: Audio after which Vosk's recogniser is renewed at the next utterance end, in
-#: seconds. Kaldi's online feature state grows with the stream; renewing keeps
-#: a worker's memory flat for multi-hour recordings.
-VOSK_RENEW_SECONDS = 120.0
+#: seconds. Kaldi's online feature state grows with the stream; renewing (and handing
+#: the freed heap back) keeps a worker's memory flat for multi-hour recordings: with
+#: the Korean model, peak RSS over 10 minutes 815 MB at 30 s against 933 MB at 120 s.
+VOSK_RENEW_SECONDS = 30.0
 
 #: Whisper decodes the stream in chunks of at most this many seconds (its own
 #: window is 30 s), cut at the quietest 0.1 s in the last
