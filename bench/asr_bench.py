@@ -13,8 +13,7 @@ Measured, each engine in the same run, each measurement in a fresh process
   path (``transcribe_file``: the detectors first, recognition of detected speech
   only): WER with numbers spelled out on both sides, words placed inside
   non-speech truth spans per hour, median |word start error| of the words
-  aligned to the truth, RTF; and the words inside non-speech again without the
-  guard that drops words inside detected sounds after recognition;
+  aligned to the truth, RTF;
 * our Whisper path against ``faster-whisper`` called directly on the same file
   (the same model, beam, VAD and word timestamps): RTF and WER of each;
 * peak RSS of recognition over ``--memory-minutes`` long files (the broadcast
@@ -77,8 +76,7 @@ def load_engine(engine: str) -> Any:
 
 
 def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
-    """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors; ``ingest-noguard``
-    without dropping words inside detected sounds afterwards), ``recognise`` (the transcriber alone),
+    """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors), ``recognise`` (the transcriber alone),
     ``direct`` (faster-whisper called directly) or ``load`` (the model loaded, no audio)."""
     from engine import config
     from engine.audio.decode import iter_pcm_blocks, probe
@@ -104,8 +102,7 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
             segments, _ = model.transcribe(path, language="en", beam_size=config.WHISPER_BEAM_SIZE,
                                            word_timestamps=True, vad_filter=True, condition_on_previous_text=False)
             words = [(float(w.start), float(w.end), str(w.word).strip()) for s in segments for w in (s.words or ())]
-        elif mode in ("ingest", "ingest-noguard"):
-            config.DROP_WORDS_IN_SOUNDS = mode == "ingest"
+        elif mode == "ingest":
             transcript = transcribe_file(probe(path), transcriber)
             words = [(w.start, w.end, w.shown) for w in transcript.words]
         else:
@@ -240,8 +237,6 @@ def main(argv: list[str] | None = None) -> int:
         ing = run_child(engine, [path], "ingest")
         row.update({f"broadcast_{k}": v for k, v in broadcast_measures(ing["files"][0]["words"], truth).items()})
         row.update(broadcast_rtf=ing["files"][0]["seconds"] / truth["duration"], broadcast_rss_mb=ing["peak_rss_mb"])
-        bare = broadcast_measures(run_child(engine, [path], "ingest-noguard")["files"][0]["words"], truth)
-        row.update(noguard_non_speech_words_per_hour=bare["non_speech_words_per_hour"], noguard_wer=bare["wer"])
         print(json.dumps(row), file=sys.stderr)
         rows.append(row)
     peer: dict[str, Any] = {}
@@ -309,16 +304,15 @@ def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list
         f"{' '.join(f'{m:g}' for m in args.memory_minutes)}`; {os.cpu_count()} CPUs shared, one run.",
         "",
         "| engine | LibriVox WER | LibriVox RTF | broadcast WER (numbers spelled) | errors | words in non-speech / h |"
-        " same without the guard | median start error | broadcast RTF (ingest path) | peak RSS |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        " median start error | broadcast RTF (ingest path) | peak RSS |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         start = r["broadcast_median_start_error"]
         lines.append(
             f"| {r['engine']} | {r['librivox_wer']:.1%} ({r['librivox_errors']}/{r['librivox_words']}) |"
             f" {r['librivox_rtf']:.2f} | {r['broadcast_wer']:.1%} | {r['broadcast_errors']}/{r['broadcast_ref_words']} |"
-            f" {r['broadcast_non_speech_words_per_hour']:.0f} | {r['noguard_non_speech_words_per_hour']:.0f} |"
-            f" {'-' if start is None else f'{start:.3f} s'} |"
+            f" {r['broadcast_non_speech_words_per_hour']:.0f} | {'-' if start is None else f'{start:.3f} s'} |"
             f" {r['broadcast_rtf']:.3f} | {r['broadcast_rss_mb']:.0f} MB |"
         )
     if peer:

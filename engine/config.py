@@ -51,9 +51,6 @@ WHISPER_CPU_THREADS = 2
 SPEECH_GATE_PAD_SECONDS = 0.3
 #: Each heard stretch fades in and out over this many seconds: no step in the signal.
 SPEECH_GATE_FADE_SECONDS = 0.02
-#: Words whose middle still lies inside a detected non-speech event after recognition (time
-#: stamps can stray into the silenced audio) are dropped before the transcript is stored.
-DROP_WORDS_IN_SOUNDS = True
 #: Share of a file's progress bar the detector pass takes (it costs a few percent of recognition).
 DETECT_PASS_SHARE = 0.05
 NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})

