@@ -61,10 +61,19 @@ SPAN_MARGIN = 0.1
 
 def load_engine(engine: str) -> Any:
     """The transcriber of ``engine``: ``whisper`` (embedded tiny.en), ``vosk`` (the first
-    ``vosk-model-*`` package, e.g. the Korean model) or ``pocketsphinx`` (the baseline, bench/peers.py)."""
+    ``vosk-model-*`` package, e.g. the Korean model), ``vosk-renew120`` (the same with the
+    earlier memory settings: renewed every 120 s, no heap release) or ``pocketsphinx``
+    (the baseline, bench/peers.py)."""
     from engine.asr import load_transcriber
     from models.discover import embedded_whisper, package_models
 
+    if engine == "vosk-renew120":
+        import engine.asr.vosk_engine as vosk_engine
+        from engine import config
+
+        config.VOSK_RENEW_SECONDS = 120.0
+        vosk_engine._release_heap = lambda: None
+        engine = "vosk"
     if engine == "pocketsphinx":
         from bench.peers import sphinx_transcriber
 
