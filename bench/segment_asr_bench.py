@@ -64,15 +64,11 @@ START_SLACK_SECONDS = 0.3
 
 def transcribe(wav: Path, sample_rate: int) -> tuple[list, np.ndarray, np.ndarray, float]:
     """PocketSphinx words, the detectors' X-DURATION and transcribed flags (same blocks as in ingest); CPU seconds."""
-    import pocketsphinx
-
-    from engine.asr.base import ModelSpec
-    from engine.asr.loader import load_transcriber
+    from bench.peers import sphinx_transcriber
     from engine.audio.decode import iter_pcm_blocks
     from engine.detect import AudioAnalyzer
 
-    spec = ModelSpec("pocketsphinx", "pocketsphinx-en-us", os.path.join(pocketsphinx.get_model_path(), "en-us"), "en")
-    transcriber = load_transcriber(spec)
+    transcriber = sphinx_transcriber()
     analyzer = AudioAnalyzer(sr=sample_rate)
 
     def blocks():

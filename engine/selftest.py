@@ -145,7 +145,6 @@ def _check_model(run: _Run) -> str:
     The embedded Whisper model's files must match their pinned SHA-256.
     """
     from models.discover import (  # in the stage: a broken build fails this stage, not the whole self-test
-        embedded_model,
         embedded_whisper,
         verify_embedded_whisper,
     )
@@ -159,11 +158,10 @@ def _check_model(run: _Run) -> str:
         if bad:
             raise _StageFailed(f"{whisper.name}: {', '.join(bad)} in {whisper.path} differ from the pinned SHA-256")
     if not spec.language.lower().startswith("en"):
-        embedded = whisper or embedded_model()
-        if embedded is None:
+        if whisper is None:
             raise _StageFailed(f"the default model {spec.name} is not English and the embedded model is missing")
         note = f" (the default {spec.name} is {spec.language}, the sample is English)"
-        spec = embedded.spec()
+        spec = whisper.spec()
     run.spec = spec
     return f"{spec.engine} model {spec.name}{note}"
 

@@ -42,7 +42,7 @@ WHISPER_BASE_URL = "https://huggingface.co"
 #: Files of a CTranslate2 Whisper model folder, as the Systran repositories hold them.
 WHISPER_FILES = ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
 
-#: The model the user is pointed to when only the embedded PocketSphinx model is available.
+#: The model the user is pointed to when no speech model is installed at all.
 RECOMMENDED = "vosk-model-small-en-us-0.15"
 
 

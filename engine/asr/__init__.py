@@ -1,4 +1,4 @@
-"""Speech recognition behind one interface: Whisper (the embedded default), Vosk or PocketSphinx."""
+"""Speech recognition behind one interface: Whisper (the embedded default) or Vosk."""
 
 from engine.asr.base import ModelSpec, Transcriber, Word
 from engine.asr.loader import load_transcriber

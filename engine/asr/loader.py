@@ -7,7 +7,6 @@ importing this module stays light.
 from __future__ import annotations
 
 from engine.asr.base import ModelSpec, Transcriber
-from engine.asr.sphinx_engine import SphinxTranscriber
 from engine.asr.vosk_engine import VoskTranscriber
 from engine.asr.whisper_engine import WhisperTranscriber
 from engine.errors import ModelError
@@ -19,6 +18,4 @@ def load_transcriber(spec: ModelSpec) -> Transcriber:
         return VoskTranscriber(spec)
     if spec.engine == "whisper":
         return WhisperTranscriber(spec)
-    if spec.engine == "pocketsphinx":
-        return SphinxTranscriber(spec)
-    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected whisper, vosk or pocketsphinx)")
+    raise ModelError(f"{spec.name}: unknown recognition engine {spec.engine!r} (expected whisper or vosk)")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +39,8 @@ class VoskTranscriber:
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
         """Recognise a stream; the recogniser is renewed at an utterance end every
         ``config.VOSK_RENEW_SECONDS`` of audio, because Kaldi's online feature
-        pipeline keeps growing with the stream and memory must stay flat."""
+        pipeline keeps growing with the stream and memory must stay flat, and the
+        old one's freed heap is handed back to the system (glibc keeps it otherwise)."""
         rec = self._new_recognizer(sr)
         offset = 0.0  # seconds of audio fed to earlier recognisers
         fed = 0  # samples fed to the current one
@@ -47,6 +51,8 @@ class VoskTranscriber:
                 if words:
                     yield words
                 if fed >= config.VOSK_RENEW_SECONDS * sr:
+                    del rec
+                    _release_heap()
                     rec = self._new_recognizer(sr)
                     offset += fed / sr
                     fed = 0
@@ -58,6 +64,23 @@ class VoskTranscriber:
         rec = self._vosk.KaldiRecognizer(self._model, float(sr))
         rec.SetWords(True)
         return rec
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl, Windows)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+
+
+def _release_heap() -> None:
+    """Return the heap pages a dropped recogniser freed to the system (a no-op without glibc)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def _parse(result_json: str, offset: float) -> list[Word]:

@@ -67,17 +67,29 @@ class AudioAnalyzer:
         return detections
 
 
-def analyze(features: FrameFeatures, words: Sequence[Word] = (), *, settings: DetectorSettings | None = None) -> Detections:
-    """Every detector over one recording's features; pure (the same input gives the same output).
-
-    Returns :class:`Detections` with events sorted by start and one X-duration per word.
-    """
+def audio_events(features: FrameFeatures, settings: DetectorSettings | None = None) -> tuple[list[Event], list[Event]]:
+    """The detectors that need no words: (music, applause, laughter and noise events, speech events)."""
     settings = settings or DetectorSettings()
-    t0 = time.process_time()
     sounds = sound_events(features, settings) if features.n_frames else []
     speech = detect_speech(features.vad, vad_frame_seconds=features.vad_frame_seconds,
                            hangover_seconds=settings.speech_hangover_seconds, exclude=sounds,
                            duration=features.duration)  # fmt: skip
+    return sounds, speech
+
+
+def analyze(
+    features: FrameFeatures, words: Sequence[Word] = (), *, settings: DetectorSettings | None = None,
+    found: tuple[list[Event], list[Event]] | None = None,
+) -> Detections:  # fmt: skip
+    """Every detector over one recording's features; pure (the same input gives the same output).
+
+    ``found``: the result of :func:`audio_events` on the same features and settings, when it
+    was already computed (ingest runs it before recognition, to feed the recogniser speech only).
+    Returns :class:`Detections` with events sorted by start and one X-duration per word.
+    """
+    settings = settings or DetectorSettings()
+    t0 = time.process_time()
+    sounds, speech = found if found is not None else audio_events(features, settings)
     t_sounds = time.process_time()
     rate_events, syl_rate, word_rate = speech_rate_events(features, speech, words, settings)
     t_rate = time.process_time()
@@ -226,6 +238,7 @@ def clip_syllable_nuclei(audio: np.ndarray, sr: int) -> np.ndarray:
     analyzer.feed(audio)
     detections = analyzer.finish()
     f = analyzer.features
+    assert f is not None  # finish() keeps the features
     speech = np.zeros(f.n_frames, bool)
     for e in detections.of_type("speech"):
         speech[round(e.start / f.frame_seconds) : round(e.end / f.frame_seconds)] = True

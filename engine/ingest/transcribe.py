@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,11 +11,13 @@ import numpy as np
 from engine import config
 from engine.asr.base import Transcriber, Word
 from engine.audio.decode import AudioInfo, iter_pcm_blocks
-from engine.detect.analyzer import AudioAnalyzer
 from engine.detect.analyzer import analyze as run_detectors
+from engine.detect.analyzer import audio_events
 from engine.detect.events import Event
+from engine.detect.features import FeatureExtractor, FrameFeatures
 from engine.detect.sensitivities import DetectorSettings
 from engine.ingest.analyze import Analysis, analyze_transcript
+from engine.ingest.speech_gate import gate_blocks, speech_spans
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
 
@@ -59,7 +61,7 @@ class _TimedBlocks:
         total_seconds: float,
         on_progress: Callable[[float, float], None],
         cancel: CancelToken,
-        analyzer: AudioAnalyzer | None = None,
+        extractor: FeatureExtractor | None = None,
     ) -> None:
         self._blocks = blocks
         self._sr = sr
@@ -69,7 +71,7 @@ class _TimedBlocks:
         self.samples = 0
         self.decode_seconds = 0.0
         self.detect_seconds = 0.0
-        self._analyzer = analyzer
+        self._extractor = extractor
 
     def __iter__(self) -> Iterator[np.ndarray]:
         while True:
@@ -82,8 +84,8 @@ class _TimedBlocks:
                 return
             t1 = time.perf_counter()
             self.decode_seconds += t1 - t0
-            if self._analyzer is not None:
-                self._analyzer.feed(block)
+            if self._extractor is not None:
+                self._extractor.feed(block)
                 self.detect_seconds += time.perf_counter() - t1
             self.samples += block.size
             self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
@@ -100,41 +102,49 @@ def transcribe_file(
     analyze: bool = True,
     detector_settings: DetectorSettings | None = None,
 ) -> Transcript:
-    """Decode ``info.path`` in blocks, recognise it and, if ``analyze``, run the
-    audio detectors beside recognition, then segment and tag the transcript.
+    """Recognise ``info.path`` and, if ``analyze``, find its hot spots, stories and entities.
 
-    ``on_progress(seconds_done, seconds_total)`` is called after each block.
+    With ``analyze``, a first pass decodes the file and runs the detectors; the second
+    feeds the recogniser only what they call speech (the rest silenced, see
+    :mod:`engine.ingest.speech_gate`), so music, applause and laughter never become words.
+    The detections of the first pass are the ones stored: analysis runs once.
+    ``on_progress(seconds_done, seconds_total)`` is called after each block (the first pass
+    counts for ``config.DETECT_PASS_SHARE`` of the file).
     Raises AudioError for undecodable audio and Cancelled when ``cancel`` is set.
     """
-    analyzer = AudioAnalyzer(sr=sr, settings=detector_settings) if analyze else None
+    report = on_progress or (lambda done, total: None)
+    cancel = cancel or CancelToken()
+    times = StageTimes()
+    settings = detector_settings or DetectorSettings()
+    blocks: Iterator[np.ndarray] = iter_pcm_blocks(info.path, sr=sr)
+    detected = None
+    if analyze:
+        detected = detect_pass(info, sr=sr, settings=settings, cancel=cancel, on_progress=report, times=times)
+        blocks = gate_blocks(blocks, speech_spans(*detected[1], duration=detected[0].duration), sr=sr)
+    share = config.DETECT_PASS_SHARE if analyze else 0.0
     timed = _TimedBlocks(
-        iter_pcm_blocks(info.path, sr=sr),
+        blocks,
         sr=sr,
         total_seconds=info.duration,
-        on_progress=on_progress or (lambda done, total: None),
-        cancel=cancel or CancelToken(),
-        analyzer=analyzer,
+        on_progress=lambda done, total: report(total * share + done * (1 - share), total),
+        cancel=cancel,
     )
     t0 = time.perf_counter()
     utterances = list(transcriber.transcribe(timed, sr=sr))
-    elapsed = time.perf_counter() - t0
-    words = [w for utt in utterances for w in utt]
-    times = StageTimes(decode=timed.decode_seconds, transcribe=elapsed - timed.decode_seconds - timed.detect_seconds)
+    times.decode += timed.decode_seconds
+    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds
     analysis = Analysis()
-    if analyzer is not None:
+    if detected is not None:
+        features, found = detected
         t1 = time.perf_counter()
-        detections = analyzer.finish(words)
-        if transcriber.engine in config.ENGINES_THAT_INVENT_WORDS and analyzer.features is not None:
-            utterances = [kept for utt in utterances if (kept := words_outside_sounds(utt, detections.events))]
-            if sum(map(len, utterances)) < len(words):
-                words = [w for utt in utterances for w in utt]
-                detections = run_detectors(analyzer.features, words, settings=analyzer.settings)
-        times.detect = timed.detect_seconds + time.perf_counter() - t1
+        words = [w for utt in utterances for w in utt]
+        detections = run_detectors(features, words, settings=settings, found=found)
+        times.detect += time.perf_counter() - t1
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine)
         times.analyze = time.perf_counter() - t2
     return Transcript(
-        words=words,
+        words=[w for utt in utterances for w in utt],
         segments=segment_bounds(utterances),
         audio_seconds=timed.samples / sr,
         times=times,
@@ -142,15 +152,28 @@ def transcribe_file(
     )
 
 
-def words_outside_sounds(words: Sequence[Word], events: Sequence[Event]) -> list[Word]:
-    """``words`` without those whose middle lies inside a detected music, applause, laughter or
-    noise event: text a recogniser invented from sound that is not speech."""
-    sounds = sorted((e.start, e.end) for e in events if e.type in config.NON_SPEECH_EVENT_TYPES)
-    if not sounds:
-        return list(words)
-    starts = np.array([a for a, _ in sounds])
-    ends = np.maximum.accumulate(np.array([b for _, b in sounds]))
-    mids = np.array([(w.start + w.end) / 2 for w in words])
-    k = np.searchsorted(starts, mids, side="right") - 1
-    inside = (k >= 0) & (mids < ends[np.maximum(k, 0)])
-    return [w for w, bad in zip(words, inside, strict=True) if not bad]
+def detect_pass(
+    info: AudioInfo, *, sr: int, settings: DetectorSettings, cancel: CancelToken,
+    on_progress: Callable[[float, float], None], times: StageTimes,
+) -> tuple[FrameFeatures, tuple[list[Event], list[Event]]]:  # fmt: skip
+    """Decode the file once for the detectors: its frame features and (sound events, speech events).
+
+    Adds the seconds spent to ``times.decode`` and ``times.detect``.
+    """
+    extractor = FeatureExtractor(sr=sr, vad_aggressiveness=settings.vad_aggressiveness)
+    timed = _TimedBlocks(
+        iter_pcm_blocks(info.path, sr=sr),
+        sr=sr,
+        total_seconds=info.duration,
+        on_progress=lambda done, total: on_progress(done * config.DETECT_PASS_SHARE, total),
+        cancel=cancel,
+        extractor=extractor,
+    )
+    for _block in timed:
+        pass
+    t0 = time.perf_counter()
+    features = extractor.finish()
+    found = audio_events(features, settings)
+    times.decode += timed.decode_seconds
+    times.detect += timed.detect_seconds + time.perf_counter() - t0
+    return features, found

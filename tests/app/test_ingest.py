@@ -1,4 +1,4 @@
-"""Ingest through the GUI: real recognition (the embedded PocketSphinx model), queue rows, cancel, errors."""
+"""Ingest through the GUI: real recognition (the embedded Whisper model), queue rows, cancel, errors."""
 
 from __future__ import annotations
 

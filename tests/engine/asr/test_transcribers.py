@@ -1,4 +1,4 @@
-"""Real recognition: Vosk with the Korean model, PocketSphinx with its English model."""
+"""Real recognition with Vosk and the Korean model; clear errors for missing, broken and unknown models."""
 
 from __future__ import annotations
 
@@ -77,6 +77,26 @@ def test_vosk_transcript_matches_its_own_sentence_best(vosk_ko, ko_speech: list[
     assert diagonal.mean() > off.mean() + 0.1, sim.round(2)
 
 
+def test_vosk_renews_its_recogniser_between_utterances(vosk_ko, ko_speech: list[Path],  # type: ignore[no-untyped-def]
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Renewed after every utterance (and its freed heap released), the recogniser still hears
+    every sentence, with times running on across renewals (observed: 0.61 similar to one pass)."""
+    from engine import config
+    from engine.audio.decode import decode_all
+
+    pause = np.zeros(16000, dtype=np.int16)
+    stream = np.concatenate([part for path in ko_speech for part in (decode_all(path), pause)])
+    whole = [w for u in vosk_ko.transcribe(iter([stream]), sr=16000) for w in u]
+    monkeypatch.setattr(config, "VOSK_RENEW_SECONDS", 0.5)
+    blocks = [stream[i : i + 8000] for i in range(0, stream.size, 8000)]
+    renewed = [w for u in vosk_ko.transcribe(iter(blocks), sr=16000) for w in u]
+    assert [w.start for w in renewed] == sorted(w.start for w in renewed)
+    assert renewed[-1].end <= stream.size / 16000 + 0.05 and renewed[-1].start > stream.size / 16000 / 2
+    # a fresh recogniser restarts Kaldi's adaptation, so the words differ a little; none is lost
+    assert len(renewed) >= 0.6 * len(whole)
+    assert _similarity(" ".join(w.text for w in whole), " ".join(w.text for w in renewed)) >= 0.5
+
+
 def test_vosk_hears_nothing_in_silence(vosk_ko) -> None:  # type: ignore[no-untyped-def]
     silence = [np.zeros(8000, dtype=np.int16) for _ in range(6)]
     assert _text(list(vosk_ko.transcribe(iter(silence), sr=16000))) == ""
@@ -97,18 +117,6 @@ def test_vosk_agrees_with_vosk_transcriber(vosk_ko, ko_model: ModelSpec, ko_spee
     assert _similarity(theirs, ours) > 0.8, (theirs, ours)
 
 
-def test_pocketsphinx_transcribes_librivox(sphinx_model: ModelSpec, librivox: dict[Path, str]) -> None:
-    tr = load_transcriber(sphinx_model)
-    errors = []
-    for path, ref in librivox.items():
-        utterances = list(tr.transcribe(iter_pcm_blocks(path), sr=16000))
-        words = [w for u in utterances for w in u]
-        assert all(w.text == w.text.lower() and "(" not in w.text and not w.text.startswith("<") for w in words)
-        assert [w.start for w in words] == sorted(w.start for w in words)
-        errors.append(_wer(ref.lower(), _text(utterances)))
-    assert np.mean(errors) < 0.45, errors
-
-
 def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
     spec = ModelSpec("vosk", "vosk-model-xx", str(tmp_path / "nowhere"))
     with pytest.raises(ModelError, match=r"^vosk-model-xx: model folder not found: "):
@@ -126,15 +134,3 @@ def test_broken_vosk_model_is_a_clear_error(tmp_path: Path) -> None:
 def test_unknown_engine(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="unknown recognition engine 'wav2vec'"):
         load_transcriber(ModelSpec("wav2vec", "w", str(tmp_path)))
-
-
-@pytest.mark.parametrize("cut", [0, 1, 479], ids=["on-frame-boundary", "one-past", "one-short"])
-def test_pocketsphinx_stream_ending_inside_speech(sphinx_model: ModelSpec, librivox: dict[Path, str], cut: int) -> None:
-    """A stream that stops mid-word, wherever it falls against the 30 ms endpointer frames."""
-    from engine.audio.decode import decode_all
-
-    pcm = decode_all(next(iter(librivox)))
-    end = (pcm.size // 2) // 480 * 480 + cut
-    tr = load_transcriber(sphinx_model)
-    words = [w for u in tr.transcribe(iter([pcm[:end]]), sr=16000) for w in u]
-    assert words and words[-1].end <= end / 16000 + 0.05

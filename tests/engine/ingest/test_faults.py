@@ -29,10 +29,10 @@ def long_wav(tmp_path_factory: pytest.TempPathFactory, librivox: dict[Path, str]
 
 
 def test_workers_exit_when_the_ingest_process_is_killed(
-    tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
+    tmp_path: Path, long_wav: Path, whisper_model: ModelSpec
 ) -> None:
     db = tmp_path / "lib.sqlite"
-    proc = start_ingest(tmp_path, long_wav, db, sphinx_model)
+    proc = start_ingest(tmp_path, long_wav, db, whisper_model)
     try:
         children = psutil.Process(proc.pid).children(recursive=True)
         workers = [c for c in children if "spawn_main" in " ".join(c.cmdline())]
@@ -46,8 +46,8 @@ def test_workers_exit_when_the_ingest_process_is_killed(
             os.killpg(proc.pid, signal.SIGKILL)
 
 
-def test_a_crashed_worker_names_the_file(tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec) -> None:
-    _job, thread, result = start_job_thread([long_wav], tmp_path / "lib.sqlite", sphinx_model)
+def test_a_crashed_worker_names_the_file(tmp_path: Path, long_wav: Path, whisper_model: ModelSpec) -> None:
+    _job, thread, result = start_job_thread([long_wav], tmp_path / "lib.sqlite", whisper_model)
     workers = [c for c in psutil.Process().children() if "spawn_main" in " ".join(c.cmdline())]
     for w in workers:
         w.send_signal(signal.SIGSEGV)
@@ -57,21 +57,21 @@ def test_a_crashed_worker_names_the_file(tmp_path: Path, long_wav: Path, sphinx_
 
 
 def test_the_same_recording_under_a_new_name_is_recognised_by_its_content(
-    tmp_path: Path, sphinx_model: ModelSpec
+    tmp_path: Path, whisper_model: ModelSpec
 ) -> None:
     db = tmp_path / "lib.sqlite"
     first = espeak("The council approved the budget for the new hospital.", tmp_path / "council.wav")
-    [done] = IngestJob([first], db_path=db, spec=sphinx_model).run()
+    [done] = IngestJob([first], db_path=db, spec=whisper_model).run()
     assert done.state is JobState.DONE
     copy = tmp_path / "copy of council.wav"
     copy.write_bytes(first.read_bytes())
-    [again] = IngestJob([copy], db_path=db, spec=sphinx_model).run()
+    [again] = IngestJob([copy], db_path=db, spec=whisper_model).run()
     assert again.state is JobState.SKIPPED
     assert again.message == f"{copy}: same content as {first}, already indexed (recording {done.recording_id})"
     moved = tmp_path / "renamed.wav"
     first.rename(moved)
     copy.unlink()
-    [renamed] = IngestJob([moved], db_path=db, spec=sphinx_model).run()
+    [renamed] = IngestJob([moved], db_path=db, spec=whisper_model).run()
     assert renamed.state is JobState.SKIPPED and renamed.recording_id == done.recording_id
     assert renamed.message == f"{moved}: moved from {first}; the index now points here (recording {done.recording_id})"
     store = Store(db)

@@ -38,9 +38,9 @@ def _run(paths: list, db: Path, spec: ModelSpec, **kw) -> list:  # type: ignore[
     return IngestJob(paths, db_path=db, spec=spec, **kw).run()
 
 
-def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path], sphinx_model: ModelSpec) -> None:
+def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path], whisper_model: ModelSpec) -> None:
     db = tmp_path / "lib.sqlite"
-    outcomes = _run([corpus["dir"], tmp_path / "vanished.wav"], db, sphinx_model, workers=2)
+    outcomes = _run([corpus["dir"], tmp_path / "vanished.wav"], db, whisper_model, workers=2)
     by_name = {Path(o.path).name: o for o in outcomes}
     assert set(by_name) == {"council.wav", "rain.mp3", "notes.ogg", "empty.flac", "vanished.wav"}
     assert by_name["council.wav"].state is JobState.DONE
@@ -51,7 +51,7 @@ def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path
     store = Store(db)
     assert {r["name"] for r in store.recordings()} == {"council.wav", "rain.mp3"}
     council = store.recording("council.wav")
-    assert council["engine"] == "pocketsphinx" and council["model"] == sphinx_model.name
+    assert council["engine"] == "whisper" and council["model"] == whisper_model.name
     text = " ".join(w["text"] for w in store.words(council["id"]))
     assert sum(w in text.split() for w in ("council", "approved", "budget", "hospital", "monday")) >= 2, text
     assert search(store, "council")[0].recording_id == council["id"]
@@ -66,17 +66,17 @@ def test_a_folder_with_good_and_bad_files(tmp_path: Path, corpus: dict[str, Path
 
 
 def test_rerun_is_a_no_op_and_a_changed_file_replaces_its_rows(
-    tmp_path: Path, corpus: dict[str, Path], sphinx_model: ModelSpec
+    tmp_path: Path, corpus: dict[str, Path], whisper_model: ModelSpec
 ) -> None:
     db = tmp_path / "lib.sqlite"
     work = tmp_path / "talk.wav"
     work.write_bytes(corpus["council"].read_bytes())
-    first = _run([work], db, sphinx_model)
+    first = _run([work], db, whisper_model)
     rid = first[0].recording_id
-    again = _run([work], db, sphinx_model)
+    again = _run([work], db, whisper_model)
     assert again[0].state is JobState.SKIPPED and again[0].recording_id == rid
     espeak("Fishermen protested against the new quota in the northern port.", work)
-    changed = _run([work], db, sphinx_model)
+    changed = _run([work], db, whisper_model)
     assert changed[0].state is JobState.DONE
     store = Store(db)
     assert store.counts()["recordings"] == 1
@@ -104,9 +104,9 @@ def long_wav(tmp_path_factory: pytest.TempPathFactory, librivox: dict[Path, str]
 
 
 def test_cancel_stops_a_running_file_and_writes_nothing(
-    tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
+    tmp_path: Path, long_wav: Path, whisper_model: ModelSpec
 ) -> None:
-    job, thread, result = start_job_thread([long_wav], tmp_path / "lib.sqlite", sphinx_model)
+    job, thread, result = start_job_thread([long_wav], tmp_path / "lib.sqlite", whisper_model)
     job.cancel.cancel()
     thread.join(60)
     assert not thread.is_alive()
@@ -117,10 +117,10 @@ def test_cancel_stops_a_running_file_and_writes_nothing(
 
 
 def test_cancelling_files_one_by_one_stops_each_and_nothing_else(
-    tmp_path: Path, long_wav: Path, corpus: dict[str, Path], sphinx_model: ModelSpec
+    tmp_path: Path, long_wav: Path, corpus: dict[str, Path], whisper_model: ModelSpec
 ) -> None:
     files = [long_wav, corpus["council"], corpus["rain"]]
-    job, thread, result = start_job_thread(files, tmp_path / "lib.sqlite", sphinx_model, workers=1)
+    job, thread, result = start_job_thread(files, tmp_path / "lib.sqlite", whisper_model, workers=1)
     job.cancel_file(str(long_wav))  # running
     job.cancel_file(str(files[1]))  # still queued behind it
     thread.join(120)
@@ -134,10 +134,10 @@ def test_cancelling_files_one_by_one_stops_each_and_nothing_else(
 
 
 def test_a_killed_ingest_leaves_nothing_and_is_reported_next_time(
-    tmp_path: Path, long_wav: Path, sphinx_model: ModelSpec
+    tmp_path: Path, long_wav: Path, whisper_model: ModelSpec
 ) -> None:
     db = tmp_path / "lib.sqlite"
-    proc = start_ingest(tmp_path, long_wav, db, sphinx_model)
+    proc = start_ingest(tmp_path, long_wav, db, whisper_model)
     os.killpg(proc.pid, signal.SIGKILL)  # the job and its recognition worker
     proc.wait(30)
     store = Store(db)

@@ -16,12 +16,12 @@ from tests.fixtures.audio import espeak
 pytestmark = pytest.mark.slow
 
 
-def test_espeak_recordings_are_found_by_search(tmp_path: Path, sphinx_model: ModelSpec) -> None:
+def test_espeak_recordings_are_found_by_search(tmp_path: Path, whisper_model: ModelSpec) -> None:
     council = espeak("The council approved the budget for the new hospital on Monday. "
                      "The council will meet again next month.", tmp_path / "council.wav")
     rain = espeak("Heavy rain flooded several streets in the harbour district.", tmp_path / "rain.wav", voice="en-gb")
     db = tmp_path / "lib.sqlite"
-    outcomes = IngestJob([council, rain], db_path=db, spec=sphinx_model).run()
+    outcomes = IngestJob([council, rain], db_path=db, spec=whisper_model).run()
     assert all(o.state is JobState.DONE for o in outcomes), [o.message for o in outcomes]
     with Store(db) as store:
         with store.atomic():  # as ingest will call it: right after the transcript is saved

@@ -1,8 +1,16 @@
-"""PocketSphinx recognition with the US-English model its PyPI package ships.
+"""PocketSphinx, the benches' baseline recogniser (no longer a product engine).
 
-Kept as an explicit choice (``earshot ... --model pocketsphinx-en-us``); the
-embedded default is Whisper tiny.en. The audio is cut into utterances by PocketSphinx's own endpointer
-(voice activity), and each utterance is decoded separately.
+``SphinxTranscriber`` implements the product's transcriber interface
+(``engine.asr.base.Transcriber``) with the US-English model the ``pocketsphinx``
+package ships, so the benches run it through the same ingest path as Whisper
+and Vosk and score the same ``Word`` lists. The audio is cut into utterances by
+PocketSphinx's own endpointer (voice activity), each decoded separately and
+capped at ``MAX_UTTERANCE_SECONDS``. Needs the ``bench`` extra (``pocketsphinx``).
+
+::
+
+    from bench.peers import sphinx_spec, SphinxTranscriber
+    words = [w for u in SphinxTranscriber(sphinx_spec()).transcribe(blocks, sr=16000) for w in u]
 """
 
 from __future__ import annotations
@@ -14,11 +22,34 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import config
 from engine.asr.base import ModelSpec, Word
 from engine.errors import ModelError
 
+ENGINE = "pocketsphinx"
+MODEL_NAME = "pocketsphinx-en-us"
+#: Files the engine loads from the model folder.
+MODEL_FILES = ("en-us", "en-us.lm.bin", "cmudict-en-us.dict")
+#: Longest stretch of audio decoded as one utterance, in seconds. Its endpointer has no cap
+#: of its own: continuous speech would otherwise grow the decoder's lattice without bound.
+MAX_UTTERANCE_SECONDS = 30.0
 _ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")
+
+
+def sphinx_spec() -> ModelSpec:
+    """The US-English model inside the ``pocketsphinx`` package; ModelError if it is missing."""
+    try:
+        import pocketsphinx
+    except ImportError:
+        raise ModelError(f"{MODEL_NAME}: the pocketsphinx package is not installed (the bench extra)") from None
+    folder = Path(pocketsphinx.get_model_path()) / "en-us"
+    if not all((folder / name).exists() for name in MODEL_FILES):
+        raise ModelError(f"{MODEL_NAME}: the model in {folder} is incomplete")
+    return ModelSpec(ENGINE, MODEL_NAME, str(folder), "en-us")
+
+
+def sphinx_transcriber() -> SphinxTranscriber:
+    """The baseline recogniser, loaded."""
+    return SphinxTranscriber(sphinx_spec())
 
 
 def _is_filler(word: str) -> bool:
@@ -28,7 +59,7 @@ def _is_filler(word: str) -> bool:
 class SphinxTranscriber:
     """Word-timed recognition with a PocketSphinx acoustic model, dictionary and LM."""
 
-    engine = "pocketsphinx"
+    engine = ENGINE
 
     def __init__(self, spec: ModelSpec) -> None:
         from pocketsphinx import Decoder, Endpointer  # lazy: native library, loaded only with a model
@@ -51,7 +82,7 @@ class SphinxTranscriber:
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
         """Consume int16 blocks (shape (n,)); yield the words of each utterance.
 
-        An utterance longer than ``config.SPHINX_MAX_UTTERANCE_SECONDS`` is ended
+        An utterance longer than ``MAX_UTTERANCE_SECONDS`` is ended
         and a new one started, so the decoder's lattice stays bounded. If the
         stream fails, the open utterance is closed before the error goes on, so
         the next file starts from a clean decoder.
@@ -60,7 +91,7 @@ class SphinxTranscriber:
             raise ModelError(f"{self.model_name}: PocketSphinx needs 16000 Hz audio, got {sr} Hz")
         ep = self._endpointer_cls(sample_rate=sr)
         frame_bytes = ep.frame_bytes
-        max_bytes = int(config.SPHINX_MAX_UTTERANCE_SECONDS * sr) * 2
+        max_bytes = int(MAX_UTTERANCE_SECONDS * sr) * 2
         buf = b""
         self._in_utt = False
         utt_start, utt_bytes = 0.0, 0
