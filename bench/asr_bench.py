@@ -46,6 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import cached_broadcast  # noqa: E402
 from engine.evaluate.word_errors import WordErrors, scoring_tokens, word_errors  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -187,13 +188,7 @@ def librivox_wer(run: dict[str, Any], refs: dict[Path, str]) -> WordErrors:
 
 
 def build(minutes: float, seed: int) -> tuple[Path, dict[str, Any]]:
-    from tools.broadcast import build_broadcast
-
-    out = CACHE / f"asr-broadcast-en-{minutes:g}min-s{seed}.wav"
-    if not out.with_suffix(".json").exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        build_broadcast(out, language="en", target_seconds=minutes * 60, seed=seed, applause=True, laughter=True)
-    return out, json.loads(out.with_suffix(".json").read_text())
+    return cached_broadcast("asr-broadcast-en", minutes, seed, CACHE)
 
 
 def long_file(source: Path, minutes: float) -> Path:

@@ -62,3 +62,15 @@ def bench_parser(doc: str, quick_help: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help=quick_help)
     return parser
+
+
+def cached_broadcast(prefix: str, minutes: float, seed: int, cache: Path = CACHE) -> tuple[Path, dict[str, Any]]:
+    """A generated English broadcast with applause and laughter (tools/broadcast.py) and its truth,
+    built once into ``cache`` as ``{prefix}-{minutes}min-s{seed}.wav``."""
+    from tools.broadcast import build_broadcast
+
+    out = cache / f"{prefix}-{minutes:g}min-s{seed}.wav"
+    if not out.with_suffix(".json").exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        build_broadcast(out, language="en", target_seconds=minutes * 60, seed=seed, applause=True, laughter=True)
+    return out, json.loads(out.with_suffix(".json").read_text())

@@ -51,6 +51,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import cached_broadcast  # noqa: E402
 from engine.asr.base import Word  # noqa: E402
 from engine.entities.spans import EntitySpan  # noqa: E402
 from engine.entities.spans import Transcript as EntityTranscript  # noqa: E402
@@ -76,13 +77,7 @@ DEPTH = 100
 
 
 def broadcast(seed: int, minutes: float) -> tuple[Path, dict[str, Any]]:
-    from tools.broadcast import build_broadcast
-
-    out = CACHE / f"downstream-en-{minutes:g}min-s{seed}.wav"
-    if not out.with_suffix(".json").exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        build_broadcast(out, language="en", target_seconds=minutes * 60, seed=seed, applause=True, laughter=True)
-    return out, json.loads(out.with_suffix(".json").read_text())
+    return cached_broadcast("downstream-en", minutes, seed, CACHE)
 
 
 def load_engine(engine: str) -> Any:

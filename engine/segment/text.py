@@ -17,7 +17,7 @@ Formats
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -179,6 +179,17 @@ def txt3_row(line: str) -> Txt3Row | None:
     return Txt3Row(txt3_time(parts[0]), txt3_time(parts[1]), parts[2], parts[3])
 
 
+
+def txt3_rows(lines: Iterable[str]) -> Iterator[Txt3Row]:
+    """The timed rows of a .txt3 file's lines, skipping headers and rows with unreadable times."""
+    for line in lines:
+        try:
+            row = txt3_row(line)
+        except ValueError:
+            continue
+        if row is not None:
+            yield row
+
 def read_txt3(path: str | Path) -> Transcript:
     """Read a NewsScape caption file; words get times interpolated inside each caption row.
 
@@ -199,13 +210,7 @@ def read_txt3(path: str | Path) -> Transcript:
     sentence_starts: list[int] = []
     pending_sentence = True
     punctuated = False
-    for line in lines:
-        try:
-            row = txt3_row(line)
-        except ValueError:
-            continue
-        if row is None:
-            continue
+    for row in txt3_rows(lines):
         t0, t1 = row.start, row.end
         if row.opens_story:
             story_starts.append(len(words))
@@ -346,13 +351,7 @@ def read_commercial_blocks(path: str | Path) -> np.ndarray:
         raise ParameterError(f"{path}: cannot read caption file ({exc.strerror})") from exc
     n_words = 0
     markers: list[tuple[int, bool]] = []
-    for line in lines:
-        try:
-            row = txt3_row(line)
-        except ValueError:
-            continue
-        if row is None:
-            continue
+    for row in txt3_rows(lines):
         if row.opens_story:
             markers.append((n_words, "Commercial" in row.text))
         elif row.is_caption:

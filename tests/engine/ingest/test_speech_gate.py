@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.asr.base import ModelSpec, load_transcriber
+from engine.asr import ModelSpec, load_transcriber
 from engine.audio.decode import probe
 from engine.detect.events import Event
 from engine.ingest.speech_gate import gate_blocks, span_gain, speech_spans
