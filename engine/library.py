@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import search as engine_search
+from engine.detect.rate import RATE_EVENT_TYPES, rate_label
 from engine.search.config import SNIPPET_MARKS
 from engine.storage.store import Store
 
@@ -27,7 +28,7 @@ X_DURATION_MIN_SECONDS = 1.0
 #: Event types the timeline gives a lane of their own, in lane order.
 EVENT_LANES = ("applause", "laughter", "music")
 #: Event types that mark speech-rate extremes.
-RATE_TYPES = ("fast", "slow")
+RATE_TYPES = RATE_EVENT_TYPES
 #: Events worth pointing out in the transcript and beside search hits (speech and noise would be everywhere).
 NOTABLE_EVENTS = frozenset(EVENT_LANES + RATE_TYPES)
 
@@ -149,7 +150,7 @@ class LibraryReader:
             segments=self.store.segments(recording_id),
             stories=self.stories(recording_id),
             entities=self.entities(recording_id),
-            events=self.events(recording_id),
+            events=self.events(recording_id, words),
             x_durations=self.x_durations(words),
         )
 
@@ -161,8 +162,10 @@ class LibraryReader:
         return [Span(r["start"], r["end"], r["type"], r["text"], r["first_word"], r["last_word"])
                 for r in self.store.entities(recording_id)]
 
-    def events(self, recording_id: int) -> list[Span]:
-        return [Span(r["start"], r["end"], r["type"], _event_label(r)) for r in self.store.events(recording_id)]
+    def events(self, recording_id: int, words: list[dict[str, Any]] | None = None) -> list[Span]:
+        """Hot spots; fast and slow speech labelled with syllables per second and words per minute."""
+        starts = [w["start"] for w in (self.store.words(recording_id) if words is None else words)]
+        return [Span(r["start"], r["end"], r["type"], _event_label(r, starts)) for r in self.store.events(recording_id)]
 
     @staticmethod
     def x_durations(words: list[dict[str, Any]], min_seconds: float = X_DURATION_MIN_SECONDS) -> list[Span]:
@@ -211,7 +214,9 @@ def open_reader(db_path: str | Path) -> Iterator[LibraryReader]:
         store.close()
 
 
-def _event_label(row: dict[str, Any]) -> str:
+def _event_label(row: dict[str, Any], word_starts: list[float]) -> str:
+    if row["type"] in RATE_TYPES:
+        return rate_label(row["type"], row["start"], row["end"], row["value"], word_starts)
     length = row["end"] - row["start"]
     return f"{row['type']} {length:.0f} s" if length >= 1 else row["type"]
 

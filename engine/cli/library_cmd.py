@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from engine.cli.common import open_store
+from engine.detect.rate import RATE_EVENT_TYPES, rate_label
 from engine.errors import EarshotError
 from engine.export import FORMATS, export_transcript
 from engine.timefmt import clock
@@ -83,10 +84,13 @@ def run_show(args: argparse.Namespace) -> int:
 def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[dict], stories: list[dict],
                       entities: list[dict]) -> None:
     if args.events:
+        starts = [w["start"] for w in words]
         print(f"\n{len(events)} events:")
         for e in events:
             score = "" if e["score"] is None else f"  score {e['score']:.2f}"
             value = "" if e["value"] is None else f"  value {e['value']:.2f}"
+            if e["type"] in RATE_EVENT_TYPES:  # the measure people know beside the one the detector uses
+                value = "  " + rate_label(e["type"], e["start"], e["end"], e["value"], starts).split(": ", 1)[-1]
             print(f"  {clock(e['start'], decimals=2)} - {clock(e['end'], decimals=2)}  {e['type']:<10}{score}{value}")
     if args.stories:
         print(f"\n{len(stories)} stories:")

@@ -17,6 +17,9 @@ from engine.detect.frames import as_frames, frames_of, moving_mean, positive, sa
 from engine.detect.kernels import _syllable_nuclei_kernel
 from engine.errors import ParameterError
 
+#: Event types of unusually fast or slow speech.
+RATE_EVENT_TYPES = ("fast", "slow")
+
 
 def syllable_nuclei(
     *,
@@ -183,3 +186,21 @@ def detect_rate_changes(
             run.append((s, max(relative, 1e-6)))
     flush()
     return [e for e in events if e.type], syl_median, word_median
+
+
+def rate_label(kind: str, start: float, end: float, syllables_per_second: float | None,
+               word_starts: Sequence[float]) -> str:
+    """How a fast or slow stretch reads to a person: ``"fast speech 12 s: 6.1 syllables/s, 190 words/min"``.
+
+    Words per minute count the recognised words that start inside ``[start, end)`` (seconds) over the
+    stretch's length, pauses included, as people time a speaker; ``syllables_per_second`` is the
+    event's value (per second of speech), left out when unknown.
+    """
+    seconds = max(end - start, 0.0)
+    parts = []
+    if syllables_per_second is not None:
+        parts.append(f"{syllables_per_second:.1f} syllables/s")
+    if seconds > 0:
+        words = sum(1 for s in word_starts if start <= s < end)
+        parts.append(f"{60.0 * words / seconds:.0f} words/min")
+    return f"{kind} speech {seconds:.0f} s" + (": " + ", ".join(parts) if parts else "")

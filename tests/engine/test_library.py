@@ -55,3 +55,15 @@ def test_filter_lists_come_from_the_index(reader: LibraryReader) -> None:
     assert reader.event_types() == ["applause", "music"]
     assert reader.entity_names() == ["york", "leeds"]
     assert reader.entity_names(limit=1) == ["york"]
+
+
+def test_fast_speech_reads_in_syllables_per_second_and_words_per_minute(reader: LibraryReader) -> None:
+    store = reader.store
+    # 12 words 0.5 s apart: 0.0 .. 5.5 s; a fast stretch from 1.0 to 4.0 s holds the 6 words starting in it.
+    rid = store.save_recording(_recording(
+        "/r/fast.wav", " ".join(f"w{i}" for i in range(12)),
+        events=[EventRow("fast", 1.0, 4.0, 1.4, 6.25), EventRow("music", 4.0, 6.0)],
+    ))
+    labels = {s.kind: s.label for s in reader.detail(rid).events}
+    assert labels["fast"] == "fast speech 3 s: 6.2 syllables/s, 120 words/min"
+    assert labels["music"] == "music 2 s"

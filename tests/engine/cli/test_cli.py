@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.storage.store import Store
+from engine.storage.store import EventRow, NewRecording, Store, WordRow
 from tests.fixtures.audio import espeak
 
 pytestmark = pytest.mark.slow
@@ -127,3 +127,16 @@ def test_models_use_and_vosk_ingest(tmp_path: Path, ko_model, recordings: Path) 
     assert (rec["engine"], rec["model"]) == ("vosk", "korean-small")
     assert earshot("models", "remove", "korean-small").returncode == 0
     assert Path(ko_model.path).exists()  # a linked folder is never deleted
+
+
+def test_show_events_gives_speech_rate_in_words_per_minute(tmp_path: Path) -> None:
+
+
+    db = tmp_path / "lib.sqlite"
+    words = [WordRow(i * 0.5, i * 0.5 + 0.4, 0.9, f"w{i}") for i in range(12)]
+    Store(db).save_recording(NewRecording(
+        "/r/fast.wav", "fast.wav", "h", 100, 6.0, 16000, 1, "pcm_s16le", "wav", "vosk", "m", "en", words,
+        [(0, 11)], events=[EventRow("fast", 1.0, 4.0, 1.4, 6.25)]))
+    done = earshot("show", "fast", "--events", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "0:01.00 - 0:04.00  fast        score 1.40  6.2 syllables/s, 120 words/min" in done.stdout
