@@ -133,18 +133,18 @@ def transcribe_file(
     utterances = list(transcriber.transcribe(timed, sr=sr))
     times.decode += timed.decode_seconds
     times.transcribe = time.perf_counter() - t0 - timed.decode_seconds
+    words = [w for utt in utterances for w in utt]
     analysis = Analysis()
     if detected is not None:
         features, found = detected
         t1 = time.perf_counter()
-        words = [w for utt in utterances for w in utt]
         detections = run_detectors(features, words, settings=settings, found=found)
         times.detect += time.perf_counter() - t1
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine)
         times.analyze = time.perf_counter() - t2
     return Transcript(
-        words=[w for utt in utterances for w in utt],
+        words=words,
         segments=segment_bounds(utterances),
         audio_seconds=timed.samples / sr,
         times=times,
