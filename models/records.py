@@ -9,6 +9,7 @@ hidden working folders (``.partial``, ``.staging-*``, ``.removing-*``).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+
+from engine.jobs import CancelToken
 
 Engine = Literal["whisper", "vosk"]
 Source = Literal["download", "linked", "package", "embedded"]
@@ -110,3 +113,14 @@ def folder_size(folder: Path) -> int:
             with contextlib.suppress(OSError):
                 total += os.lstat(os.path.join(dirpath, filename)).st_size
     return total
+
+
+def sha256_file(path: Path, cancel: CancelToken | None = None) -> str:
+    """SHA-256 of a file as 64 lowercase hex digits; checks ``cancel`` (if any) between 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as source:
+        while block := source.read(1 << 20):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            digest.update(block)
+    return digest.hexdigest()
