@@ -339,6 +339,20 @@ def _check_libraries(run: _Run) -> str:
             f"librosa {_version('librosa')}: {len(onsets)} onsets; vosk {_version('vosk')} loaded")
 
 
+def _check_audioset(run: _Run) -> str:
+    """The AudioSet tagger's network unpacks, loads in ONNX Runtime and hears the sample as speech."""
+    from engine.audio.decode import iter_pcm_blocks  # in the stage: a broken build fails this stage, not the whole self-test
+    from engine.detect.audioset import AudioSetModel, audioset_logits
+
+    model = AudioSetModel.shipped()
+    audio = np.concatenate(list(iter_pcm_blocks(SAMPLE, sr=16_000)))
+    logits = audioset_logits(audio, sr=16_000, model=model).astype(np.float32)
+    ranked = [model.class_names[i] for i in np.argsort(-logits.mean(axis=0))[:3]]
+    if ranked[0] != "Speech":
+        raise _StageFailed(f"the AudioSet tagger hears the spoken sample as {', '.join(ranked)}, not Speech")
+    return f"AudioSet tagger: {logits.shape[0]} patches, top classes {', '.join(ranked)}"
+
+
 #: The stages in the order they run: (name printed, check returning the OK line's detail).
 STAGES: tuple[tuple[str, Callable[[_Run], str]], ...] = (
     ("sample", _check_sample),
@@ -352,6 +366,7 @@ STAGES: tuple[tuple[str, Callable[[_Run], str]], ...] = (
     ("passages", _check_passages),
     ("kernels", _check_kernels),
     ("libraries", _check_libraries),
+    ("audioset", _check_audioset),
 )
 
 
