@@ -100,8 +100,9 @@ class MainWindow(QMainWindow):
         qt_app.installEventFilter(self._space_guard)
         self.refresh()
         if self.interrupted:
-            n = len(self.interrupted)
-            self.show_message(f"{n} earlier ingest(s) were interrupted and not indexed; they are listed as interrupted.")
+            notes = [Store.interrupted_note(job) for job in self.interrupted]
+            more = f" (and {len(notes) - 2} more, listed as interrupted)" if len(notes) > 2 else ""
+            self.show_message("; ".join(note[0].upper() + note[1:] for note in notes[:2]) + more + ".")
 
     # -- construction -----------------------------------------------------------------------
 

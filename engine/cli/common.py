@@ -67,9 +67,7 @@ def open_store(args: argparse.Namespace, *, writing: bool = False) -> Store:
 
 def interrupted_note(job: dict[str, Any]) -> str:
     """The line that tells a user an earlier ingest was stopped by a crash or a kill."""
-    if job.get("still_indexed"):
-        return f"note: an earlier ingest of {job['path']} was interrupted; its previous transcript is still indexed"
-    return f"note: an earlier ingest of {job['path']} was interrupted; it was not indexed"
+    return f"note: {Store.interrupted_note(job)}"
 
 
 def resolve_model(name: str | None) -> ModelSpec:

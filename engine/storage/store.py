@@ -350,6 +350,13 @@ class Store:
                 )
         return stale
 
+    @staticmethod
+    def interrupted_note(job: dict[str, Any]) -> str:
+        """What became of a job :meth:`mark_interrupted_jobs` returned, in one sentence."""
+        if job.get("still_indexed"):
+            return f"an earlier ingest of {job['path']} was interrupted; its previous transcript is still indexed"
+        return f"an earlier ingest of {job['path']} was interrupted; it was not indexed"
+
     def jobs(self, *, status: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         sql = "SELECT * FROM jobs"
         params: list[Any] = []

@@ -113,7 +113,17 @@ def test_an_interrupted_ingest_is_listed_as_interrupted(make_window, tmp_path: P
     window.library_panel.status_filter.setCurrentText("Problems")
     assert _names(window) == ["killed.wav"]
     assert window.library_panel.proxy.index(0, 4).data().startswith("interrupted: the program stopped")
-    assert "interrupted" in window.statusBar().currentMessage()
+    assert window.statusBar().currentMessage() == "An earlier ingest of /r/killed.wav was interrupted; it was not indexed."
+
+
+def test_an_interrupted_reingest_says_the_earlier_transcript_is_kept(make_window, db: Path) -> None:
+    with Store(db) as store:
+        store.start_job("ingest", "/r/council-meeting.wav")
+        store.conn.execute("UPDATE jobs SET pid = 0")
+    window = make_window(db)
+    message = window.statusBar().currentMessage()
+    assert message == ("An earlier ingest of /r/council-meeting.wav was interrupted; "
+                       "its previous transcript is still indexed.")  # fmt: skip
 
 
 def test_an_index_that_cannot_be_opened_is_reported(tmp_path: Path, capsys) -> None:
