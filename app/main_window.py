@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPushButton,
 )
 
@@ -461,6 +462,8 @@ def run_gui(argv: list[str], db_path: Path | None = None) -> int:
         window = MainWindow(db_path or settings.db_path, settings=settings)
     except EarshotError as exc:
         print(f"earshot: error: {exc}", file=sys.stderr)
+        # Started from a desktop there is no terminal to read: say it in a window too.
+        QMessageBox(QMessageBox.Icon.Critical, "Earshot", f"Earshot cannot start.\n\n{exc}").exec()
         return 1
     window.show()
     return int(app.exec())

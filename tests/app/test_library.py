@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.main_window import MainWindow
+from app.main_window import MainWindow, run_gui
 from engine.storage.store import NewRecording, Store, WordRow
 
 pytestmark = pytest.mark.gui
@@ -127,9 +128,20 @@ def test_an_interrupted_reingest_says_the_earlier_transcript_is_kept(make_window
 
 
 def test_an_index_that_cannot_be_opened_is_reported(tmp_path: Path, capsys) -> None:
-    from app.main_window import run_gui
+    shown: list[str] = []
+
+    def read_and_close() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, read_and_close)  # not up yet
+            return
+        shown.append(box.text())
+        box.accept()
 
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"not a database" * 200)
+    QTimer.singleShot(20, read_and_close)
     assert run_gui(["earshot"], bad) == 1
-    assert capsys.readouterr().err.strip() == f"earshot: error: {bad}: cannot open the index: file is not a database"
+    reason = f"{bad}: cannot open the index: file is not a database"
+    assert capsys.readouterr().err.strip() == f"earshot: error: {reason}"
+    assert shown == [f"Earshot cannot start.\n\n{reason}"]
