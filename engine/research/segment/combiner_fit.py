@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.evaluate.segmentation import score_documents
+from engine.research.segment.gap_rule import fit_gap_threshold
 from engine.segment import config
 from engine.segment.combiner import (
     CUE_NAMES,
@@ -31,7 +32,7 @@ from engine.segment.combiner import (
     decode_candidates,
     start_probability,
 )
-from engine.segment.rules import pauses
+from engine.segment.rules import gap_rule_starts, pauses
 from engine.segment.text import Transcript
 
 #: Decoding settings searched by :func:`fit_combiner` (every combination).
@@ -227,3 +228,20 @@ def oracle_sweep(combiner: BoundaryCombiner, day: DecodedDay, peers: np.ndarray,
                     "block_seconds": float(block), "c_seg": float(m[0]), "pk": float(m[1]),
                     "windowdiff": float(m[2]), "beats_first_peer": bool(m[0] < bar[0, 0])}
     return best
+
+
+def gap_rule_and_no_boundary(train: Sequence[Transcript], day: Transcript) -> np.ndarray:
+    """C_seg, Pk, WindowDiff on ``day`` of the gap rule (T fitted on ``train``) and of no boundary, shape (2, 3)."""
+    found = (gap_rule_starts(day, threshold=fit_gap_threshold(train)), np.zeros(1, dtype=np.int64))
+    return np.stack([_measures(f, day) for f in found])
+
+
+def fit_shipped_combiner(decoded: Sequence[DecodedDay]) -> BoundaryCombiner:
+    """The combiner for a shipped model: every day decoded by a model trained on the other days.
+
+    The gap rule's T is fitted on all the days; on each day the peers to beat are the gap
+    rule fitted on the other days and no boundary.
+    """
+    days = [d.transcript for d in decoded]
+    peers = [gap_rule_and_no_boundary([t for t in days if t is not day], day) for day in days]
+    return fit_combiner(decoded, gap_seconds=fit_gap_threshold(days), peers=peers)

@@ -170,3 +170,18 @@ def test_oracle_sweep_finds_a_setting_only_when_one_exists(rng):
     assert found["beats_first_peer"] == (found["c_seg"] < gap[0])
     assert oracle_sweep(combiner, held, np.full((1, 3), -1.0), thresholds=(0.3,)) == {
         "reachable": False, "beats_first_peer": False}
+
+
+def test_shipped_combiner_is_fitted_against_the_gap_rule_and_no_boundary(rng):
+    from engine.research.segment.combiner_fit import fit_shipped_combiner, gap_rule_and_no_boundary
+
+    days = [_day(rng, n_stories=12, name=f"d{i}") for i in range(3)]
+    transcripts = [d.transcript for d in days]
+    peers = gap_rule_and_no_boundary(transcripts[1:], transcripts[0])
+    gap = _scores(gap_rule_starts(transcripts[0], threshold=fit_gap_threshold(transcripts[1:])), transcripts[0])
+    np.testing.assert_allclose(peers, [gap, _scores(np.zeros(1, dtype=np.int64), transcripts[0])])
+    combiner = fit_shipped_combiner(days)
+    assert combiner.gap_seconds == fit_gap_threshold(transcripts)
+    found = combiner.story_starts(days[0].cues(combiner.gap_seconds), n_words=len(transcripts[0]),
+                                  starts=transcripts[0].starts, ends=transcripts[0].ends)
+    assert np.all(_scores(found, transcripts[0]) <= peers[0])
