@@ -32,7 +32,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.segment import config
-from engine.segment.boundaries import collapse_blocks, windowed
+from engine.segment.boundaries import collapse_blocks, run_time_pauses, windowed
 
 if TYPE_CHECKING:
     from engine.segment.segmenter import Segmentation
@@ -292,15 +292,7 @@ def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str],
     n = posterior.shape[0]
     if n == 0 or not np.all(np.isfinite(posterior)):
         return seg
-    if x_duration is not None:
-        pause = np.nan_to_num(np.asarray(x_duration, dtype=np.float64), nan=0.0)
-    elif starts is not None and ends is not None:
-        pause = np.zeros(n)
-        pause[1:] = np.maximum(np.asarray(starts, dtype=np.float64)[1:] - np.asarray(ends, dtype=np.float64)[:-1], 0)
-    else:
-        pause = np.zeros(n)
-    if transcribed is not None:
-        pause = np.where(np.asarray(transcribed, dtype=bool), pause, 0.0)
+    pause = run_time_pauses(n, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed)
     rule = BoundaryCombiner.from_dict(combiner)
     cues = boundary_cues(posterior=posterior, viterbi_starts=seg.story_starts, pause=pause, words=words,
                          sentence_starts=sentence_starts, starts=starts, ends=ends, gap_seconds=rule.gap_seconds)
