@@ -39,13 +39,10 @@ if TYPE_CHECKING:
 
 CUE_NAMES = ("posterior", "posterior_logit", "viterbi_near", "log_pause", "gap_rule", "sentence_start",
              "cohesion_near", "cohesion_far", "log_spot_seconds")
-#: Windows (words on each side) of the two lexical-cohesion cues.
-COHESION_NEAR_WORDS = 20
-COHESION_FAR_WORDS = 60
-#: A word after a pause longer than this (seconds) is a candidate, as is every sentence start.
-CANDIDATE_PAUSE_SECONDS = 0.05
-#: Words of at most this many characters are left out of the cohesion counts (a cheap stop list).
-COHESION_SHORT_WORD = 3
+COHESION_NEAR_WORDS = config.COMBINER_COHESION_NEAR_WORDS
+COHESION_FAR_WORDS = config.COMBINER_COHESION_FAR_WORDS
+CANDIDATE_PAUSE_SECONDS = config.COMBINER_CANDIDATE_PAUSE_SECONDS
+COHESION_SHORT_WORD = config.COMBINER_COHESION_SHORT_WORD
 
 
 @dataclass(frozen=True)
