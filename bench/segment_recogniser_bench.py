@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import bench.segment_heldout_bench as heldout  # noqa: E402
 from bench.segment_bench import nltk_scores  # noqa: E402
+from engine.research.segment.combiner_fit import DecodedDay, fit_combiner  # noqa: E402
 from engine.research.segment.fit import train_model  # noqa: E402
 from engine.research.segment.gap_rule import fit_gap_threshold  # noqa: E402
 from engine.research.segment.recogniser_like import (  # noqa: E402
@@ -47,6 +48,7 @@ from engine.research.segment.recogniser_like import (  # noqa: E402
     whisper_like,
 )
 from engine.segment import config  # noqa: E402
+from engine.segment.combiner import BoundaryCombiner  # noqa: E402
 from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES  # noqa: E402
 from engine.segment.model import SegmentationModel  # noqa: E402
 from engine.segment.rules import gap_rule_starts  # noqa: E402
@@ -66,6 +68,7 @@ TODAY = (f"newsscape-punctuated, Viterbi, blocks of {SHIPPED_BLOCK_SECONDS:g} s,
 NEW_VITERBI = "recogniser model, Viterbi, floor 30"
 NEW_BLOCKS = f"recogniser model, Viterbi, blocks of {SHIPPED_BLOCK_SECONDS:g} s, floor 30 (ingest, for Whisper)"
 PAPER = "newsscape (paper's features), Viterbi, floor 30 (no punctuation)"
+COMBINED = "recogniser model, boundary combiner fitted on inner held-out days"
 
 
 def recogniser_model(train: list[Transcript], cache: Path | None) -> SegmentationModel:
@@ -83,24 +86,39 @@ def recogniser_model(train: list[Transcript], cache: Path | None) -> Segmentatio
     return model
 
 
-def fitted_threshold(train: list[Transcript], outer: SegmentationModel, cache: Path | None = None) -> float:
-    """Posterior threshold fitted on inner leave-one-day-out decodes of ``train`` (outer hyper-parameters)."""
+def inner_decodes(train: list[Transcript], outer: SegmentationModel, cache: Path | None = None) -> list[DecodedDay]:
+    """Every training day decoded by a recogniser model trained on the other training days (outer hyper-parameters)."""
     import hashlib
 
     decoded = []
     for inner in train:
         rest = [t for t in train if t is not inner]
         key = "recogniser-inner:" + "+".join(sorted(t.name for t in rest)) + ">" + inner.name + str(outer.hyper)
-        path = None if cache is None else cache / f"rpost-{hashlib.sha1(key.encode()).hexdigest()[:16]}.npy"
-        if path is not None and path.is_file():
-            posterior = np.load(path)
+        digest = hashlib.sha1(key.encode()).hexdigest()[:16]
+        post = None if cache is None else cache / f"rpost-{digest}.npy"
+        vit = None if cache is None else cache / f"rvit-{digest}.npy"
+        if post is not None and vit is not None and post.is_file() and vit.is_file():
+            viterbi, posterior = np.load(vit), np.load(post)
         else:
             model = train_model(rest, hyper=outer.hyper, features=PUNCTUATED_FEATURES)
-            posterior = segment_transcript(inner, model=model).boundary_posterior
-            if path is not None:
-                np.save(path, posterior)
-        decoded.append((posterior, inner))
-    return fit_posterior_threshold(decoded)
+            seg = segment_transcript(inner, model=model)
+            viterbi, posterior = seg.story_starts, seg.boundary_posterior
+            if post is not None and vit is not None:
+                np.save(post, posterior)
+                np.save(vit, viterbi)
+        decoded.append(DecodedDay(inner, viterbi, posterior))
+    return decoded
+
+
+def fitted_threshold(train: list[Transcript], outer: SegmentationModel, cache: Path | None = None) -> float:
+    """Posterior threshold fitted on inner leave-one-day-out decodes of ``train`` (outer hyper-parameters)."""
+    return fit_posterior_threshold([(d.posterior, d.transcript) for d in inner_decodes(train, outer, cache)])
+
+
+def fitted_combiner(train: list[Transcript], outer: SegmentationModel, cache: Path | None = None) -> BoundaryCombiner:
+    """The boundary combiner fitted on the inner decodes, against the gap rule and no boundary on each inner day."""
+    peers = [heldout.inner_peers([x for x in train if x is not t], t) for t in train]
+    return fit_combiner(inner_decodes(train, outer, cache), gap_seconds=fit_gap_threshold(train), peers=peers)
 
 
 def floored_viterbi(model: SegmentationModel, day: Transcript) -> np.ndarray:
@@ -139,18 +157,23 @@ def main(argv: list[str] | None = None) -> int:
         model = recogniser_model(train, args.model_cache)
         threshold = fitted_threshold(train, model, args.model_cache)
         gap = fit_gap_threshold(train)
-        posterior = segment_transcript(held, model=model).boundary_posterior
+        combiner = fitted_combiner(train, model, args.model_cache)
+        held_seg = segment_transcript(held, model=model)
+        posterior = held_seg.boundary_posterior
+        held_cues = DecodedDay(held, held_seg.story_starts, posterior).cues(combiner.gap_seconds)
         found = {
             NEW: threshold_starts(posterior, len(held), threshold=threshold),
             NEW_VITERBI: floored_viterbi(model, held),
             NEW_BLOCKS: today_choice(model, held),
+            COMBINED: combiner.story_starts(held_cues, n_words=len(held), starts=held.starts, ends=held.ends),
             TODAY: today_choice(heldout.trained(caption_train, PUNCTUATED_FEATURES, "punctuated"), held),
             PAPER: floored_viterbi(heldout.trained(caption_train, DEFAULT_FEATURES, "paper"), held),
             f"caption-gap rule (T on training days, {gap:g} s here)": gap_rule_starts(held, threshold=gap),
             "no boundary": np.zeros(1, dtype=np.int64),
         }
         per_day[held.name] = {
-            "threshold": threshold, "gap_seconds": gap, "sentences": int(held.sentence_starts.size),
+            "threshold": threshold, "gap_seconds": gap, "combiner": combiner.as_dict(),
+            "sentences": int(held.sentence_starts.size),
             "scores": {name: nltk_scores([held], [h]) for name, h in found.items()},
             "boundaries_vs_threshold": {f"{p:g}": int(threshold_starts(posterior, len(held), threshold=p).size - 1)
                                         for p in RANGE},

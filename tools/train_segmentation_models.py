@@ -8,6 +8,12 @@ output), ``newsscape-punctuated.npz`` (plus SENTENCE-START, for captions and tex
 ``newsscape-recogniser.npz`` (the punctuated features trained on the days made Whisper-like,
 with a boundary-posterior threshold fitted on leave-one-day-out decodes, for Whisper output).
 Only learned parameters go into the files.
+
+``--combiner-only`` keeps the listed models as they are and adds (or refits) the boundary
+combiner in their info (``engine.segment.combiner``): every day is decoded by a model with the
+shipped hyper-parameters trained on the other days, and the combiner is fitted on those decodes
+(``engine.research.segment.combiner_fit.fit_shipped_combiner``); ingest then places the stories
+of that model's input by the combiner.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.errors import EarshotError  # noqa: E402
 from engine.research.segment.boundary_fit import fit_block_seconds  # noqa: E402
+from engine.research.segment.combiner_fit import DecodedDay, fit_shipped_combiner  # noqa: E402
 from engine.research.segment.experiments import leave_one_out  # noqa: E402
 from engine.research.segment.fit import train_model  # noqa: E402
 from engine.research.segment.recogniser_like import fit_posterior_threshold, whisper_like  # noqa: E402
@@ -81,10 +88,31 @@ def held_out_block_seconds(transcripts: list[Transcript], features) -> float:
     return seconds
 
 
+def add_combiner(path: Path, transcripts: list[Transcript], features, *, whisper: bool) -> SegmentationModel:
+    """The model at ``path`` with a boundary combiner fitted on leave-one-day-out decodes in its info."""
+    model = SegmentationModel.load(path)
+    days = transcripts
+    if whisper:
+        rng = np.random.default_rng(WHISPER_LIKE_SEED)
+        days = [whisper_like(t, rng=rng) for t in transcripts]
+    decoded = []
+    for held in days:
+        inner = train_model([t for t in days if t is not held], hyper=model.hyper, features=features)
+        seg = segment_transcript(held, model=inner)
+        decoded.append(DecodedDay(held, seg.story_starts, seg.boundary_posterior))
+    combiner = fit_shipped_combiner(decoded)
+    model.info["boundary_combiner"] = combiner.as_dict()
+    print(f"combiner: threshold {combiner.threshold}, floor {combiner.min_words} words, "
+          f"blocks {combiner.block_seconds} s", flush=True)
+    return model
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "newsscape")
     parser.add_argument("--no-blocks", action="store_true", help="do not fit the block lengths (five times faster)")
+    parser.add_argument("--combiner-only", action="store_true",
+                        help="keep the models, add a boundary combiner fitted on leave-one-day-out decodes")
     names = (DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME, ACOUSTIC_MODEL_NAME, RECOGNISER_MODEL_NAME)
     parser.add_argument("--only", nargs="+", choices=names, default=list(names), metavar="NAME",
                         help=f"retrain only these models ({', '.join(names)})")
@@ -102,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         path = DEFAULT_MODEL_PATH.with_name(f"{name}.npz")
         started = time.perf_counter()
         extra = dict(info)
-        if name == RECOGNISER_MODEL_NAME:
+        if args.combiner_only:
+            model = add_combiner(path, transcripts, features, whisper=name == RECOGNISER_MODEL_NAME)
+        elif name == RECOGNISER_MODEL_NAME:
             model = recogniser_model(transcripts, extra)
         else:
             if features is not XDURATION_ONLY and not args.no_blocks:

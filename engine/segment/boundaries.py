@@ -108,6 +108,25 @@ class BoundaryRule:
         return self.story_starts(posterior, pause=pauses(transcript), starts=transcript.starts, ends=transcript.ends)
 
 
+def run_time_pauses(n: int, *, starts: np.ndarray | None, ends: np.ndarray | None,
+                    x_duration: np.ndarray | None = None, transcribed: np.ndarray | None = None) -> np.ndarray:
+    """Pause before each of ``n`` words in seconds, shape (n,), as ingest sees it.
+
+    The detectors' ``x_duration`` when given (NaN read as 0), else the gap between word times,
+    else 0; a word not ``transcribed`` gets 0 (no story starts at a word heard in music or noise).
+    """
+    if x_duration is not None:
+        pause = np.nan_to_num(np.asarray(x_duration, dtype=np.float64), nan=0.0)
+    elif starts is not None and ends is not None:
+        pause = np.zeros(n)
+        pause[1:] = np.maximum(np.asarray(starts, dtype=np.float64)[1:] - np.asarray(ends, dtype=np.float64)[:-1], 0)
+    else:
+        pause = np.zeros(n)
+    if transcribed is not None:
+        pause = np.where(np.asarray(transcribed, dtype=bool), pause, 0.0)
+    return pause
+
+
 def apply_model_rule(seg: Segmentation, rule: dict, *, starts: np.ndarray | None, ends: np.ndarray | None,
                      x_duration: np.ndarray | None = None, transcribed: np.ndarray | None = None) -> Segmentation:
     """``seg`` with its story starts placed by a model's saved boundary rule instead of the Viterbi path.
@@ -120,15 +139,7 @@ def apply_model_rule(seg: Segmentation, rule: dict, *, starts: np.ndarray | None
     n = posterior.shape[0]
     if n == 0 or not np.all(np.isfinite(posterior)):
         return seg
-    if x_duration is not None:
-        pause = np.nan_to_num(np.asarray(x_duration, dtype=np.float64), nan=0.0)
-    elif starts is not None and ends is not None:
-        pause = np.zeros(n)
-        pause[1:] = np.maximum(np.asarray(starts, dtype=np.float64)[1:] - np.asarray(ends, dtype=np.float64)[:-1], 0)
-    else:
-        pause = np.zeros(n)
-    if transcribed is not None:
-        pause = np.where(np.asarray(transcribed, dtype=bool), pause, 0.0)
+    pause = run_time_pauses(n, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed)
     found = BoundaryRule.from_dict(rule).story_starts(posterior, pause=pause, starts=starts, ends=ends)
     confidence = np.clip(windowed(posterior)[found], 0.0, 1.0)
     confidence[found == 0] = 1.0

@@ -125,3 +125,12 @@ MIN_STORY_WORDS = 30
 #: ``segment train`` refuses a corpus with fewer stories than this: the length
 #: distribution and the trigger counts need a few dozen stories at least.
 MIN_TRAINING_STORIES = 36
+
+#: Boundary combiner (engine/segment/combiner.py): windows (words on each side) of its two
+#: lexical-cohesion cues; a word after a pause longer than this (seconds) is a candidate, as is
+#: every sentence start; words of at most this many characters are left out of the cohesion
+#: counts (a cheap stop list).
+COMBINER_COHESION_NEAR_WORDS = 20
+COMBINER_COHESION_FAR_WORDS = 60
+COMBINER_CANDIDATE_PAUSE_SECONDS = 0.05
+COMBINER_COHESION_SHORT_WORD = 3

@@ -11,6 +11,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.segment import config
 from engine.segment.boundaries import apply_model_rule, blocks_collapsed
+from engine.segment.combiner import apply_model_combiner
 from engine.segment.loader import load_model
 from engine.segment.model import SegmentationModel
 from engine.segment.rules import enforce_min_length, posterior_starts
@@ -266,7 +267,8 @@ def segment_recognised(
     ``engine``, see ``models.segmentation.model_for_recognizer``) overrides the choice.
     A model that carries a boundary rule fitted on held-out days (``info["boundary_rule"]``,
     see ``engine.segment.boundaries``) places its boundaries by that rule unless ``log_penalty``
-    or ``posterior_threshold`` is given. Otherwise, with a model whose ``info["block_seconds"]`` is
+    or ``posterior_threshold`` is given; likewise a model that carries a boundary combiner
+    (``info["boundary_combiner"]``, see ``engine.segment.combiner``). Otherwise, with a model whose ``info["block_seconds"]`` is
     set (fitted on held-out days), two or more stories in a row each shorter than that (a
     commercial break's spots) become one block: the boundaries inside it go, its edges stay.
     Stories under ``MIN_STORY_WORDS`` are merged into a neighbour.
@@ -282,7 +284,11 @@ def segment_recognised(
         log_penalty=log_penalty, posterior_threshold=posterior_threshold,
         sentence_starts=sentences if wants_sentences and sentences.size else None,
     )
-    if log_penalty is None and posterior_threshold is None and "boundary_rule" in resolved.info:
+    if log_penalty is None and posterior_threshold is None and "boundary_combiner" in resolved.info:
+        seg = apply_model_combiner(seg, resolved.info["boundary_combiner"], words=[w.lower() for w in words],
+                                   starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed,
+                                   sentence_starts=sentences if sentences.size else None)
+    elif log_penalty is None and posterior_threshold is None and "boundary_rule" in resolved.info:
         seg = apply_model_rule(seg, resolved.info["boundary_rule"], starts=starts, ends=ends,
                                x_duration=x_duration, transcribed=transcribed)
     elif posterior_threshold is None:
