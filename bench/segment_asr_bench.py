@@ -308,12 +308,18 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
     recogniser = recogniser_bench.recogniser_model(like, model_cache)
     fitted = recogniser_bench.fitted_threshold(like, recogniser, model_cache)
     recogniser = replace(recogniser, info={**recogniser.info, "posterior_threshold": fitted})
+    combiner = recogniser_bench.fitted_combiner(like, recogniser, model_cache)
+    with_combiner = replace(recogniser, info={
+        **{k: v for k, v in recogniser.info.items() if k != "posterior_threshold"},
+        "block_seconds": seconds, "boundary_combiner": combiner.as_dict()})
     hyps = {
+        "recogniser model with the boundary combiner fitted on inner held-out days (ingest, for Whisper)":
+            segment_recognised(texts, shown, engine="whisper", model=with_combiner, **ingest).story_starts,
         f"recogniser model, boundary-posterior threshold {recogniser.info['posterior_threshold']:g} from held-out "
         f"days, story floor {config.MIN_STORY_WORDS}": segment_recognised(
             texts, shown, engine="whisper", model=recogniser, posterior_threshold=fitted, **ingest).story_starts,
         f"recogniser model, Viterbi, blocks of stories under {seconds:g} s as one, story floor "
-        f"{config.MIN_STORY_WORDS} (ingest, for Whisper)": segment_recognised(
+        f"{config.MIN_STORY_WORDS} (ingest before the combiner)": segment_recognised(
             texts, shown, engine="whisper", model=replace(recogniser, info={
                 k: v for k, v in {**recogniser.info, "block_seconds": seconds}.items() if k != "posterior_threshold"}),
             **ingest).story_starts,
