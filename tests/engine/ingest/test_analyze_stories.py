@@ -11,7 +11,7 @@ import pytest
 from engine.asr.base import Word
 from engine.ingest.analyze import segment_stories
 from engine.segment import config
-from engine.segment.boundaries import blocks_collapsed
+from engine.segment.combiner import apply_model_combiner
 from engine.segment.loader import load_model
 from engine.segment.segmenter import segment_words
 from models.segmentation import model_for_recognizer
@@ -60,14 +60,18 @@ def test_stories_cover_the_words_and_respect_the_floor(day, engine, punctuated):
 
 
 def test_whisper_punctuation_reaches_the_segmenter(day):
-    """Cased, punctuated output goes to Whisper's model with its sentence starts, then blocks, then the floor."""
+    """Cased, punctuated output goes to Whisper's model with its sentence starts, then the model's
+    boundary combiner, then the floor."""
 
     rows = segment_stories(_words(day, punctuated=True), None, engine="whisper")
     chosen = model_for_recognizer("whisper")
     direct = segment_words(day.words, starts=day.starts, ends=day.ends, model=chosen,
                            sentence_starts=day.sentence_starts)
-    block_seconds = float(load_model(chosen).info.get("block_seconds", 0.0))
-    direct = blocks_collapsed(direct, block_seconds=block_seconds, starts=day.starts, ends=day.ends)
+    info = load_model(chosen).info
+    assert "boundary_combiner" in info, "the shipped model for Whisper output carries its boundary combiner"
+    direct = apply_model_combiner(direct, info["boundary_combiner"], words=[w.lower() for w in day.words],
+                                  starts=day.starts, ends=day.ends, x_duration=None, transcribed=None,
+                                  sentence_starts=day.sentence_starts)
     direct = direct.merged_short(config.MIN_STORY_WORDS)
     assert [r.first_word for r in rows] == direct.story_starts.tolist()
     np.testing.assert_allclose([r.confidence for r in rows], direct.confidence)
