@@ -37,6 +37,18 @@ class RecordingText:
 
 
 @dataclass(frozen=True)
+class WordRun:
+    """Words of one recording in index order: indexes (n,), start and end seconds (n,), the text
+    character offsets count, and the display text (cased and punctuated where the recogniser was)."""
+
+    idx: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    texts: tuple[str, ...]
+    display: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Span:
     """Words ``first_word..last_word`` (indexes, inclusive), seconds and transcript characters."""
 
@@ -406,6 +418,33 @@ class PassageIndex:
     def word_rows(self, ranges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, float, float, str]]:
         """Words of each ``(recording id, first word, last word)`` range: (range number, index, start, end, text)."""
         return self._words_in_ranges(ranges, "w.start, w.end, w.text")
+
+    def word_runs(self, ranges: Sequence[tuple[int, int, int]]) -> dict[int, WordRun]:
+        """The words of the ``(recording id, first word, last word)`` ranges, one run per recording
+        from its ranges' first word to their last (read by primary key)."""
+        bounds: dict[int, tuple[int, int]] = {}
+        for rec, lo, hi in ranges:
+            a, b = bounds.get(int(rec), (int(lo), int(hi)))
+            bounds[int(rec)] = (min(a, int(lo)), max(b, int(hi)))
+        out = {}
+        for rec, (lo, hi) in bounds.items():
+            rows = self.conn.execute(
+                "SELECT idx, start, end, text, COALESCE(display, text) FROM words"
+                " WHERE recording_id = ? AND idx BETWEEN ? AND ? ORDER BY idx", [rec, lo, hi]).fetchall()
+            cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+            out[rec] = WordRun(np.asarray(cols[0], dtype=np.int64), np.asarray(cols[1], dtype=np.float64),
+                               np.asarray(cols[2], dtype=np.float64), tuple(cols[3]), tuple(cols[4]))
+        return out
+
+    def doc_extents(self, recording_ids: Sequence[int]) -> list[tuple[int, int, int, float]]:
+        """(recording id, first word, last word, confidence) of every search document of the recordings:
+        where the index cut them, and the posterior of the story boundary that opens each (1 where no
+        segmenter gave one)."""
+        return [(int(r), int(a), int(b), float(c)) for r, a, b, c in self.conn.execute(
+            "SELECT d.recording_id, d.first_word, d.last_word, COALESCE(s.confidence, 1.0) FROM json_each(?) j"
+            " JOIN search_docs d ON d.recording_id = j.value"
+            " LEFT JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx"
+            " ORDER BY d.recording_id, d.first_word", [json.dumps([int(r) for r in recording_ids])]).fetchall()]
 
     def _words_in_ranges(self, ranges: Sequence[tuple[int, int, int]], columns: str) -> list[Any]:
         """(range number, word index, *columns) of the words of every range, in one query; ``columns`` is ours."""
