@@ -101,8 +101,11 @@ def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: di
     for label, penalty in teaser_runs:
         params = ModelParams(teaser_penalty=penalty, passage_extent=passage_extent)
         run, delay_start, delay_play, inside_start, inside_play = {}, [], [], [], []
+        searching = 0.0
         for t in topics:
+            clock = time.perf_counter()
             hits = search(store, t.query, limit=DEPTH, hotspot_weight=0, params=params, snippets=False)
+            searching += time.perf_counter() - clock
             run[t.id] = run_rows(t.id, hits, units="chars")
             if not hits:
                 inside_start.append(False)
@@ -125,6 +128,7 @@ def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: di
             "top_hit_in_relevant_story_passage_start": float(np.mean(inside_start)),
             "top_hit_in_relevant_story_play_from": float(np.mean(inside_play)),
             "rprec_chars": means["rprec"], "psg_rprec_chars": means["psg_rprec"],
+            "search_ms_per_query": 1000 * searching / max(len(topics), 1),
         }
         print(f"  {label}: {out[label]}", flush=True)
     store.close()

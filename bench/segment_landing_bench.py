@@ -94,11 +94,11 @@ def markdown(report: dict[str, Any]) -> str:
              f" {report['our_stories']} (median {report['our_median_words']:.0f} words); true stories:"
              f" {report['true_stories']} (median {report['true_median_words']:.0f} words).", "",
              "| boundaries | search | top hit in a relevant story (play_from) | R-precision (chars) |"
-             " passage R-precision |",
-             "| --- | --- | ---: | ---: | ---: |"]
+             " passage R-precision | ms a query (100 hits) |",
+             "| --- | --- | ---: | ---: | ---: | ---: |"]
     for r in report["results"].values():
         lines.append(f"| {r['boundaries']} | {r['search']} | {100 * r['top_hit_in_relevant_story_play_from']:.1f}%"
-                     f" | {r['rprec_chars']:.4f} | {r['psg_rprec_chars']:.4f} |")
+                     f" | {r['rprec_chars']:.4f} | {r['psg_rprec_chars']:.4f} | {r['search_ms_per_query']:.0f} |")
     lines.append("")
     for search_label, ratio in report["ratios"].items():
         lines.append(f"{search_label}: R-precision on our stories / on the true stories {ratio['rprec']:.3f}"

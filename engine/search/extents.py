@@ -140,21 +140,25 @@ def soft_spans(store: Store, recording_ids: Sequence[int], spans: Sequence[SpanT
     cuts: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
     for rec, first_word, last_word, confidence in index.doc_extents(sorted({r for r, _, _ in ranges})):
         cuts[rec].append((first_word, last_word, confidence))
-    evidence = {rec: _Evidence.of(run, cuts[rec], params) for rec, run in index.word_runs(ranges).items()}
     covered: dict[int, list[tuple[int, int]]] = defaultdict(list)
     out: list[tuple[int, SpanTuple]] = []
-    for k, (rec, lo, hi) in enumerate(ranges):
-        ev = evidence.get(rec)
-        span, anchor = spans[k], anchors[k]
-        usable = ev is not None and ev.covers(min(span[0], anchor[0]), max(span[1], anchor[1]))
-        first, last = ev.edges(lo, hi, span, anchor, params) if usable and ev else (span[0], span[1])
-        edges = _uncovered(first, last, anchor, covered[rec])
-        if edges is None:
-            continue
-        covered[rec].append(edges)
-        out.append((k, ev.span(*edges, span) if usable and ev else span))
-        if len(out) == limit:
-            break
+    for batch in range(0, len(ranges), limit):  # most hits survive: read the words of `limit` at a time
+        rows = range(batch, min(batch + limit, len(ranges)))
+        runs = index.word_runs([ranges[k] for k in rows], with_display=params.sentence_weight > 0)
+        evidence = {rec: [_Evidence.of(run, cuts[rec], params) for run in rec_runs] for rec, rec_runs in runs.items()}
+        for k in rows:
+            rec, lo, hi = ranges[k]
+            ev = next((e for e in evidence.get(rec, []) if e is not None and e.covers(lo, lo)), None)
+            span, anchor = spans[k], anchors[k]
+            usable = ev is not None and ev.covers(min(span[0], anchor[0]), max(span[1], anchor[1]))
+            first, last = ev.edges(lo, hi, span, anchor, params) if usable and ev else (span[0], span[1])
+            edges = _uncovered(first, last, anchor, covered[rec])
+            if edges is None:
+                continue
+            covered[rec].append(edges)
+            out.append((k, ev.span(*edges, span) if usable and ev else span))
+            if len(out) == limit:
+                return out
     return out
 
 
@@ -184,12 +188,14 @@ class _Evidence:
                 story[first - base] = np.clip(np.nan_to_num(confidence, nan=1.0), 0.0, 1.0)
             if last - first + 1 >= params.pause_inside_words:
                 long_doc[max(first - base, 0) : max(last - base + 1, 0)] = True
-        sentence = np.fromiter((t.rstrip("\"')]»”’").endswith(_SENTENCE_END) for t in run.display), dtype=bool,
-                               count=n)
+        sentence = np.zeros(n, dtype=bool)
+        if params.sentence_weight > 0:
+            sentence = np.fromiter((t.rstrip("\"')]»”’").endswith(_SENTENCE_END) for t in run.display),
+                                   dtype=bool, count=n)
         evidence = boundary_evidence(run.starts, run.ends, story, sentence, params, trusted=long_doc)
         if base == 0:
             evidence[0] = np.inf  # the recording starts here
-        lengths = np.fromiter(map(len, run.texts), dtype=np.int64, count=n)
+        lengths = run.lengths
         return cls(base, run.starts, run.ends, evidence, np.concatenate([[0], np.cumsum(lengths + 1)]), lengths)
 
     def covers(self, first: int, last: int) -> bool:

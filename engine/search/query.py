@@ -127,7 +127,8 @@ class Hit:
     #: Where to play from: the first word of the densest run of matched words less
     #: ``config.LEAD_IN_SECONDS``, never before ``start`` (the lead-in stays in the hit).
     play_from: float = 0.0
-    #: The query words in the hit, in order (at most ``config.MAX_MATCHED_WORDS``).
+    #: The query words in the hit, in order (at most ``config.MAX_MATCHED_WORDS``): those of the
+    #: ranked passage the hit grew from (a soft extent may hold more).
     matches: tuple[MatchedWord, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:

@@ -38,13 +38,14 @@ class RecordingText:
 
 @dataclass(frozen=True)
 class WordRun:
-    """Words of one recording in index order: indexes (n,), start and end seconds (n,), the text
-    character offsets count, and the display text (cased and punctuated where the recogniser was)."""
+    """Words of one recording in index order: indexes (n,), start and end seconds (n,), characters
+    of the text that character offsets count (n,), and the display text (cased and punctuated where
+    the recogniser was; empty when not asked for)."""
 
     idx: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
-    texts: tuple[str, ...]
+    lengths: np.ndarray
     display: tuple[str, ...]
 
 
@@ -419,21 +420,32 @@ class PassageIndex:
         """Words of each ``(recording id, first word, last word)`` range: (range number, index, start, end, text)."""
         return self._words_in_ranges(ranges, "w.start, w.end, w.text")
 
-    def word_runs(self, ranges: Sequence[tuple[int, int, int]]) -> dict[int, WordRun]:
-        """The words of the ``(recording id, first word, last word)`` ranges, one run per recording
-        from its ranges' first word to their last (read by primary key)."""
-        bounds: dict[int, tuple[int, int]] = {}
-        for rec, lo, hi in ranges:
-            a, b = bounds.get(int(rec), (int(lo), int(hi)))
-            bounds[int(rec)] = (min(a, int(lo)), max(b, int(hi)))
-        out = {}
-        for rec, (lo, hi) in bounds.items():
-            rows = self.conn.execute(
-                "SELECT idx, start, end, text, COALESCE(display, text) FROM words"
-                " WHERE recording_id = ? AND idx BETWEEN ? AND ? ORDER BY idx", [rec, lo, hi]).fetchall()
-            cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
-            out[rec] = WordRun(np.asarray(cols[0], dtype=np.int64), np.asarray(cols[1], dtype=np.float64),
-                               np.asarray(cols[2], dtype=np.float64), tuple(cols[3]), tuple(cols[4]))
+    def word_runs(self, ranges: Sequence[tuple[int, int, int]], *, with_display: bool = False
+                  ) -> dict[int, list[WordRun]]:
+        """The words of the ``(recording id, first word, last word)`` ranges, read by primary key:
+        per recording, one run for each group of overlapping or touching ranges, in word order
+        (display texts only ``with_display``, else empty)."""
+        display = "COALESCE(display, text)" if with_display else "''"
+        merged: dict[int, list[list[int]]] = {}
+        for rec, lo, hi in sorted((int(r), int(a), int(b)) for r, a, b in ranges):
+            runs = merged.setdefault(rec, [])
+            if runs and lo <= runs[-1][1] + 1:
+                runs[-1][1] = max(runs[-1][1], hi)
+            else:
+                runs.append([lo, hi])
+        out: dict[int, list[WordRun]] = {}
+        for rec, runs in merged.items():
+            for lo, hi in runs:
+                rows = self.conn.execute(
+                    f"SELECT idx, start, end, length(text), {display} FROM words"
+                    " WHERE recording_id = ? AND idx BETWEEN ? AND ? ORDER BY idx", [rec, lo, hi]).fetchall()
+                if not rows:
+                    continue
+                cols: list[Sequence[Any]] = list(zip(*rows, strict=True))
+                out.setdefault(rec, []).append(WordRun(
+                    np.asarray(cols[0], dtype=np.int64), np.asarray(cols[1], dtype=np.float64),
+                    np.asarray(cols[2], dtype=np.float64), np.asarray(cols[3], dtype=np.int64),
+                    tuple(cols[4]) if with_display else ()))
         return out
 
     def doc_extents(self, recording_ids: Sequence[int]) -> list[tuple[int, int, int, float]]:

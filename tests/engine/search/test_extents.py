@@ -20,7 +20,8 @@ STORIES = [FIRST.split(), SECOND.split(), THIRD.split()]
 
 
 def save(store: Store, name: str, stories: list[list[str]], *, pause: float, cut: bool) -> int:
-    """The stories one after another, ``pause`` seconds between them; the index cuts them when ``cut``."""
+    """The stories one after another, ``pause`` seconds between them; the index cuts them when ``cut``.
+    Each story's last word is displayed with a full stop, as a recogniser punctuates it."""
     from engine.search import index_passages
 
     words, t, spans = [], 0.0, []
@@ -28,8 +29,8 @@ def save(store: Store, name: str, stories: list[list[str]], *, pause: float, cut
         if k:
             t += pause
         spans.append((len(words), len(words) + len(story) - 1))
-        for w in story:
-            words.append(WordRow(t, t + 0.3, 0.9, w))
+        for i, w in enumerate(story):
+            words.append(WordRow(t, t + 0.3, 0.9, w, w.capitalize() + "." if i == len(story) - 1 else ""))
             t += 0.4
     rid = store.save_recording(NewRecording(
         path=f"/media/{name}", name=name, content_hash=name, size_bytes=1, duration=t, sample_rate=16_000,
@@ -101,6 +102,16 @@ def test_without_evidence_the_hit_is_the_ranked_passage(tmp_path):
         assert (soft.first_word, soft.last_word) == (fixed.first_word, fixed.last_word)
 
 
+def test_a_sentence_end_and_a_short_pause_make_a_boundary_when_weighed_so(tmp_path):
+    with Store(tmp_path / "index.db") as s:
+        save(s, "bulletin", STORIES, pause=3.0, cut=False)
+        default = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
+        weighed = search(s, "yorkshire floods", hotspot_weight=0, limit=5, params=ModelParams(
+            extent=ExtentParams(sentence_weight=0.5)))[0]  # 0.5 + 3 s / 5 s >= 1
+        assert (default.first_word, default.last_word) != second_story_words()
+        assert (weighed.first_word, weighed.last_word) == second_story_words()
+
+
 def test_boundary_evidence_weighs_the_cues():
     params = ExtentParams(story_weight=1.0, pause_weight=1.0, pause_seconds=4.0, sentence_weight=0.5)
     starts = np.array([0.0, 1.0, 4.0, 5.0, 6.0])
@@ -152,10 +163,10 @@ def test_pauses_count_only_where_trusted():
 def test_a_story_cut_weighs_its_posterior():
     """A cut the segmenter was unsure of (posterior 0.3) is evidence 0.3, not a wall; a cut without a
     posterior (given, or from an older index) counts whole."""
-    run = WordRun(np.arange(10, 16), np.arange(6) * 0.4, np.arange(6) * 0.4 + 0.3, tuple("abcdef"), tuple("abcdef"))
+    run = WordRun(np.arange(10, 16), np.arange(6) * 0.4, np.arange(6) * 0.4 + 0.3, np.ones(6, dtype=np.int64), ())
     docs = [(0, 11, 1.0), (12, 13, 0.3), (14, 20, float("nan"))]
     ev = _Evidence.of(run, docs, ExtentParams(pause_weight=0.0, sentence_weight=0.0))
     assert ev is not None
     np.testing.assert_allclose(ev.evidence, [0, 0, 0.3, 0, 1.0, 0])
-    assert _Evidence.of(WordRun(np.array([3, 5]), np.zeros(2), np.zeros(2), ("a", "b"), ("a", "b")), docs,
+    assert _Evidence.of(WordRun(np.array([3, 5]), np.zeros(2), np.zeros(2), np.ones(2, dtype=np.int64), ()), docs,
                         ExtentParams()) is None  # not consecutive: no soft extent
