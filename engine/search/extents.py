@@ -45,6 +45,8 @@ class ExtentParams:
     shrink: bool = config.EXTENT_SHRINK
 
     def __post_init__(self) -> None:
+        if self.pause_inside_words < 0:
+            raise ParameterError(f"pause_inside_words must be >= 0, got {self.pause_inside_words}")
         if self.reach_words < 0 or self.min_words < 1:
             raise ParameterError(f"extent reach must be >= 0 and floor >= 1 words, got {self.reach_words}, "
                                  f"{self.min_words}")

@@ -112,6 +112,14 @@ def test_a_sentence_end_and_a_short_pause_make_a_boundary_when_weighed_so(tmp_pa
         assert (weighed.first_word, weighed.last_word) == second_story_words()
 
 
+def test_a_hit_that_may_not_shrink_keeps_its_passage(paused):
+    grown = search(paused, "yorkshire floods", hotspot_weight=0, limit=5,
+                   params=ModelParams(extent=ExtentParams(shrink=False)))[0]
+    fixed = search(paused, "yorkshire floods", hotspot_weight=0, limit=5, params=ModelParams(passage_extent="passage"))[0]
+    assert grown.first_word <= fixed.first_word and grown.last_word >= fixed.last_word
+    assert (grown.first_word, grown.last_word) != second_story_words()
+
+
 def test_boundary_evidence_weighs_the_cues():
     params = ExtentParams(story_weight=1.0, pause_weight=1.0, pause_seconds=4.0, sentence_weight=0.5)
     starts = np.array([0.0, 1.0, 4.0, 5.0, 6.0])
@@ -140,7 +148,8 @@ def test_anchor_run_is_the_densest_run():
     ({"min_words": 0}, "floor >= 1 words"),
     ({"pause_seconds": 0.0}, "pause scale > 0 s"),
     ({"story_weight": -0.5}, "cue weights must be >= 0"),
-], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight"])
+    ({"pause_inside_words": -1}, "pause_inside_words must be >= 0, got -1"),
+], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight", "negative-story-size"])
 def test_bad_extent_parameters_are_refused(kwargs, message):
     with pytest.raises(ParameterError, match=message):
         ExtentParams(**kwargs)
