@@ -193,7 +193,8 @@ def search_measures(records: dict[str, dict[str, Any]], queries: list[tuple[str,
     recordings = []
     for name, rec in records.items():
         words = rec["words"]
-        stories = [Story(a, b, True) for a, b in rec["stories"]] or [Story(0, len(words) - 1, True)]
+        found = None if label == "truth" else 1.0  # an engine's stories are the segmenter's: evidence, not given
+        stories = [Story(a, b, True, found) for a, b in rec["stories"]] or [Story(0, len(words) - 1, True, found)]
         recordings.append(SourceRecording(name, [w[3] or "_" for w in words], np.array([w[0] for w in words]),
                                           np.array([w[1] for w in words]), stories))
     db = folder / f"downstream-{label}.sqlite"

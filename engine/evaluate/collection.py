@@ -45,7 +45,7 @@ class Story:
     first: int  # word positions in the recording, inclusive
     last: int
     is_story: bool  # False: commercial or untagged caption text
-    confidence: float = 1.0  # posterior of the boundary that opens it (1: given, not found)
+    confidence: float | None = None  # posterior of the boundary that opens it (None: given, not found)
 
 
 @dataclass

@@ -101,6 +101,9 @@ EXTENT_MIN_WORDS = 20
 #: recordings without stories) of at least this many words: a short story the index found
 #: is kept whole, a long one may hide a missed boundary.
 EXTENT_PAUSE_INSIDE_WORDS = 0
+#: Stories stored without a posterior came with the transcript (caption story markers) rather
+#: than from the segmenter: pauses inside them are not boundary evidence.
+EXTENT_TRUST_GIVEN_STORIES = True
 #: Whether a soft extent may end inside the ranked passage at strong evidence (else it only grows).
 EXTENT_SHRINK = True
 #: Soft extents swallow some of the passages ranked after them: this many times the limit

@@ -41,6 +41,9 @@ class ExtentParams:
     min_words: int = config.EXTENT_MIN_WORDS
     #: Pauses and sentence ends count only inside documents of at least this many words (0: all).
     pause_inside_words: int = config.EXTENT_PAUSE_INSIDE_WORDS
+    #: Stories given with the transcript (no posterior stored: caption markers, an older index's
+    #: hand-made stories) are kept whole: pauses and sentence ends inside them do not count.
+    trust_given_stories: bool = config.EXTENT_TRUST_GIVEN_STORIES
     #: Whether an extent may end inside the ranked passage (else it only grows).
     shrink: bool = config.EXTENT_SHRINK
 
@@ -139,9 +142,9 @@ def soft_spans(store: Store, recording_ids: Sequence[int], spans: Sequence[SpanT
     ranges = [(int(r), max(0, min(s[0], a[0] - reach)), max(s[1], a[1] + reach))
               for r, s, a in zip(recording_ids, spans, anchors, strict=True)]
     index = PassageIndex(store)
-    cuts: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
-    for rec, first_word, last_word, confidence in index.doc_extents(sorted({r for r, _, _ in ranges})):
-        cuts[rec].append((first_word, last_word, confidence))
+    cuts: dict[int, list[tuple[int, int, bool, float | None]]] = defaultdict(list)
+    for rec, first_word, last_word, is_story, confidence in index.doc_extents(sorted({r for r, _, _ in ranges})):
+        cuts[rec].append((first_word, last_word, is_story, confidence))
     covered: dict[int, list[tuple[int, int]]] = defaultdict(list)
     out: list[tuple[int, SpanTuple]] = []
     for batch in range(0, len(ranges), limit):  # most hits survive: read the words of `limit` at a time
@@ -176,19 +179,21 @@ class _Evidence:
     lengths: np.ndarray  # (n,) characters of each word
 
     @classmethod
-    def of(cls, run: WordRun, docs: Sequence[tuple[int, int, float]], params: ExtentParams) -> _Evidence | None:
+    def of(cls, run: WordRun, docs: Sequence[tuple[int, int, bool, float | None]], params: ExtentParams
+           ) -> _Evidence | None:
         """The evidence over ``run``; ``docs`` are the recording's documents (first word, last word,
-        confidence of the boundary opening it)."""
+        whether it is a story, the posterior of the boundary opening it or None)."""
         n = len(run.idx)
         if n == 0 or np.any(np.diff(run.idx) != 1):
             return None  # not the consecutive words the extents need
         base = int(run.idx[0])
         story = np.zeros(n)
         long_doc = np.zeros(n, dtype=bool)  # words of a document long enough to trust its pauses
-        for first, last, confidence in docs:
+        for first, last, is_story, confidence in docs:
+            given = is_story and confidence is None  # a story that came with the transcript, not found
             if base < first < base + n:
-                story[first - base] = np.clip(np.nan_to_num(confidence, nan=1.0), 0.0, 1.0)
-            if last - first + 1 >= params.pause_inside_words:
+                story[first - base] = 1.0 if confidence is None else np.clip(np.nan_to_num(confidence, nan=1.0), 0, 1)
+            if not (given and params.trust_given_stories) and last - first + 1 >= params.pause_inside_words:
                 long_doc[max(first - base, 0) : max(last - base + 1, 0)] = True
         sentence = np.zeros(n, dtype=bool)
         if params.sentence_weight > 0:

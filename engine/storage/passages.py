@@ -448,12 +448,13 @@ class PassageIndex:
                     tuple(cols[4]) if with_display else ()))
         return out
 
-    def doc_extents(self, recording_ids: Sequence[int]) -> list[tuple[int, int, int, float]]:
-        """(recording id, first word, last word, confidence) of every search document of the recordings:
-        where the index cut them, and the posterior of the story boundary that opens each (1 where no
-        segmenter gave one)."""
-        return [(int(r), int(a), int(b), float(c)) for r, a, b, c in self.conn.execute(
-            "SELECT d.recording_id, d.first_word, d.last_word, COALESCE(s.confidence, 1.0) FROM json_each(?) j"
+    def doc_extents(self, recording_ids: Sequence[int]) -> list[tuple[int, int, int, bool, float | None]]:
+        """(recording id, first word, last word, is a story, confidence) of every search document of the
+        recordings: where the index cut them, and the posterior of the story boundary that opens each
+        (None where no segmenter gave one: stories given with the transcript, or words outside stories)."""
+        return [(int(r), int(a), int(b), bool(k), None if c is None else float(c)) for r, a, b, k, c in self.conn.execute(
+            "SELECT d.recording_id, d.first_word, d.last_word, d.story_idx IS NOT NULL, s.confidence"
+            " FROM json_each(?) j"
             " JOIN search_docs d ON d.recording_id = j.value"
             " LEFT JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx"
             " ORDER BY d.recording_id, d.first_word", [json.dumps([int(r) for r in recording_ids])]).fetchall()]

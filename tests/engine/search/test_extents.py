@@ -19,7 +19,7 @@ THIRD = ("senator election vote court judge police minister market shares ") * 1
 STORIES = [FIRST.split(), SECOND.split(), THIRD.split()]
 
 
-def save(store: Store, name: str, stories: list[list[str]], *, pause: float, cut: bool) -> int:
+def save(store: Store, name: str, stories: list[list[str]], *, pause: float, cut: bool, whole: bool = False) -> int:
     """The stories one after another, ``pause`` seconds between them; the index cuts them when ``cut``.
     Each story's last word is displayed with a full stop, as a recogniser punctuates it."""
     from engine.search import index_passages
@@ -38,7 +38,9 @@ def save(store: Store, name: str, stories: list[list[str]], *, pause: float, cut
         segments=[(i, min(i + 39, len(words) - 1)) for i in range(0, len(words), 40)],
     ))
     with store.atomic():
-        for k, (a, b) in enumerate(spans if cut else []):
+        if whole:  # one story over everything
+            spans = [(0, len(words) - 1)]
+        for k, (a, b) in enumerate(spans if cut or whole else []):
             store.conn.execute(
                 "INSERT INTO stories (recording_id, idx, first_word, last_word, start, end) VALUES (?, ?, ?, ?, ?, ?)",
                 [rid, k, a, b, words[a].start, words[b].end])
@@ -92,6 +94,21 @@ def test_a_story_cut_in_the_index_stops_the_hit_without_a_pause(tmp_path):
         save(s, "bulletin", STORIES, pause=0.1, cut=True)
         hit = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
         assert (hit.first_word, hit.last_word) == second_story_words()
+
+
+def test_pauses_end_hits_inside_found_stories_not_given_ones(tmp_path):
+    """A story the segmenter found (posterior stored) may hide a missed boundary; one given with the
+    transcript (no posterior) is kept whole."""
+    with Store(tmp_path / "index.db") as s:
+        rid = save(s, "bulletin", STORIES, pause=6.0, cut=False, whole=True)
+        given = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
+        fixed = search(s, "yorkshire floods", hotspot_weight=0, limit=5, params=ModelParams(passage_extent="passage"))[0]
+        with s.atomic():
+            s.conn.execute("UPDATE stories SET confidence = 0.9 WHERE recording_id = ?", [rid])
+        found = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
+        assert given.first_word <= fixed.first_word and given.last_word >= fixed.last_word
+        assert (given.first_word, given.last_word) != second_story_words()
+        assert (found.first_word, found.last_word) == second_story_words()
 
 
 def test_without_evidence_the_hit_is_the_ranked_passage(tmp_path):
@@ -173,7 +190,7 @@ def test_a_story_cut_weighs_its_posterior():
     """A cut the segmenter was unsure of (posterior 0.3) is evidence 0.3, not a wall; a cut without a
     posterior (given, or from an older index) counts whole."""
     run = WordRun(np.arange(10, 16), np.arange(6) * 0.4, np.arange(6) * 0.4 + 0.3, np.ones(6, dtype=np.int64), ())
-    docs = [(0, 11, 1.0), (12, 13, 0.3), (14, 20, float("nan"))]
+    docs = [(0, 11, True, 1.0), (12, 13, True, 0.3), (14, 20, True, None)]
     ev = _Evidence.of(run, docs, ExtentParams(pause_weight=0.0, sentence_weight=0.0))
     assert ev is not None
     np.testing.assert_allclose(ev.evidence, [0, 0, 0.3, 0, 1.0, 0])
