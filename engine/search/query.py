@@ -5,7 +5,9 @@
 3. A model scores the candidate units (:mod:`engine.search.ranking`).
 4. Hot-spot blend over the best units (:mod:`engine.search.hotspot`).
 5. Overlaps removed: a passage whose first half was already returned comes back
-   as its second half only, so no second of audio is listed twice.
+   as its second half only, so no second of audio is listed twice. With soft extents
+   (the default, :mod:`engine.search.extents`) each hit then grows from its query words
+   to the boundary evidence around it, and hits never share a word.
 6. Hits with times, character spans, a snippet with the query words marked,
    and the events around them.
 """
