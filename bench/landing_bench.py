@@ -76,8 +76,13 @@ def relevant_stories(recordings: Sequence[SourceRecording], topics: Sequence[Top
     return out
 
 
+TEASER_RUNS = (("teasers as they come", 0.0), ("teasers down-weighted", search_config.TEASER_PENALTY))
+
+
 def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: dict[str, list[tuple[str, int, int]]],
-            *, with_stories: bool, folder: Path) -> dict[str, Any]:
+            *, with_stories: bool, folder: Path, teaser_runs: Sequence[tuple[str, float]] = TEASER_RUNS,
+            passage_extent: str = search_config.PASSAGE_EXTENT) -> dict[str, Any]:
+    """Index the recordings (with their stories or none) and measure landing and R-precision per teaser run."""
     db = folder / f"landing-{'stories' if with_stories else 'plain'}.sqlite"
     db.unlink(missing_ok=True)
     store = Store(db)
@@ -93,11 +98,14 @@ def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: di
                 Judgement(t.id, doc_id(name), float(chars[a]), float(chars[b] + len(rec.words[b]) - chars[a])))
             spans.setdefault(t.id, []).append((name, float(rec.starts[a]), float(rec.ends[b])))
     out: dict[str, Any] = {}
-    for label, penalty in (("teasers as they come", 0.0), ("teasers down-weighted", search_config.TEASER_PENALTY)):
-        params = ModelParams(teaser_penalty=penalty)
+    for label, penalty in teaser_runs:
+        params = ModelParams(teaser_penalty=penalty, passage_extent=passage_extent)
         run, delay_start, delay_play, inside_start, inside_play = {}, [], [], [], []
+        searching = 0.0
         for t in topics:
+            clock = time.perf_counter()
             hits = search(store, t.query, limit=DEPTH, hotspot_weight=0, params=params, snippets=False)
+            searching += time.perf_counter() - clock
             run[t.id] = run_rows(t.id, hits, units="chars")
             if not hits:
                 inside_start.append(False)
@@ -120,6 +128,7 @@ def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: di
             "top_hit_in_relevant_story_passage_start": float(np.mean(inside_start)),
             "top_hit_in_relevant_story_play_from": float(np.mean(inside_play)),
             "rprec_chars": means["rprec"], "psg_rprec_chars": means["psg_rprec"],
+            "search_ms_per_query": 1000 * searching / max(len(topics), 1),
         }
         print(f"  {label}: {out[label]}", flush=True)
     store.close()

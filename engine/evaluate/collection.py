@@ -45,6 +45,7 @@ class Story:
     first: int  # word positions in the recording, inclusive
     last: int
     is_story: bool  # False: commercial or untagged caption text
+    confidence: float | None = None  # posterior of the boundary that opens it (None: given, not found)
 
 
 @dataclass
@@ -264,7 +265,7 @@ def index_recordings(store: Store, recordings: Iterable[SourceRecording], *, wit
         ))
         with store.atomic():
             if with_stories:
-                store.replace_stories(rid, [StoryRow(s.first, s.last, 1.0) for s in rec.stories])
+                store.replace_stories(rid, [StoryRow(s.first, s.last, s.confidence) for s in rec.stories])
             index_passages(store, rid)
         ids[rec.name] = rid
     return ids

@@ -81,6 +81,34 @@ LEAD_IN_SECONDS = 1.0
 #: A hit plays from the first word of its densest run of matched words: the most within
 #: this many words (a story's own words cluster; a stray query word elsewhere does not).
 ANCHOR_WORDS = 30
+#: Where a hit starts and ends (``engine.search.extents``): "soft" grows each ranked passage
+#: from its densest run of query words to the nearest strong boundary evidence either side;
+#: "passage" returns the ranked passage as it is (two blocks of one indexed story).
+PASSAGE_EXTENTS = ("soft", "passage")
+PASSAGE_EXTENT = "soft"
+#: Soft extents look at most this many words beyond the anchor run on either side.
+EXTENT_REACH_WORDS = 150
+#: Boundary evidence of a gap between two words (a boundary when it reaches 1): a story start
+#: in the index counts this much, a pause ``EXTENT_PAUSE_WEIGHT`` times its length over
+#: ``EXTENT_PAUSE_SECONDS`` (capped at 1), a sentence ending just before it this much.
+EXTENT_STORY_WEIGHT = 1.0
+EXTENT_PAUSE_WEIGHT = 1.0
+EXTENT_PAUSE_SECONDS = 5.0
+EXTENT_SENTENCE_WEIGHT = 0.0
+#: A soft extent shorter than this many words falls back to the ranked passage.
+EXTENT_MIN_WORDS = 20
+#: Pauses and sentence ends are boundary evidence only inside documents (stories, or whole
+#: recordings without stories) of at least this many words: a short story the index found
+#: is kept whole, a long one may hide a missed boundary.
+EXTENT_PAUSE_INSIDE_WORDS = 0
+#: Stories stored without a posterior came with the transcript (caption story markers) rather
+#: than from the segmenter: pauses inside them are not boundary evidence.
+EXTENT_TRUST_GIVEN_STORIES = True
+#: Whether a soft extent may end inside the ranked passage at strong evidence (else it only grows).
+EXTENT_SHRINK = True
+#: Soft extents swallow some of the passages ranked after them: this many times the limit
+#: are ranked before the overlaps go.
+EXTENT_OVERFETCH = 2
 #: Matched words listed (with their times) per hit.
 MAX_MATCHED_WORDS = 50
 

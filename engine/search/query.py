@@ -5,7 +5,9 @@
 3. A model scores the candidate units (:mod:`engine.search.ranking`).
 4. Hot-spot blend over the best units (:mod:`engine.search.hotspot`).
 5. Overlaps removed: a passage whose first half was already returned comes back
-   as its second half only, so no second of audio is listed twice.
+   as its second half only, so no second of audio is listed twice. With soft extents
+   (the default, :mod:`engine.search.extents`) each hit then grows from its query words
+   to the boundary evidence around it, and hits never share a word.
 6. Hits with times, character spans, a snippet with the query words marked,
    and the events around them.
 """
@@ -22,6 +24,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.search import config, hotspot
 from engine.search.candidates import CandidateLimits, Candidates, gather
+from engine.search.extents import SpanTuple, soft_spans
 from engine.search.ranking import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
 from engine.storage.passages import Filters, PassageIndex
@@ -126,7 +129,8 @@ class Hit:
     #: Where to play from: the first word of the densest run of matched words less
     #: ``config.LEAD_IN_SECONDS``, never before ``start`` (the lead-in stays in the hit).
     play_from: float = 0.0
-    #: The query words in the hit, in order (at most ``config.MAX_MATCHED_WORDS``).
+    #: The query words in the hit, in order (at most ``config.MAX_MATCHED_WORDS``): those of the
+    #: ranked passage the hit grew from (a soft extent may hold more).
     matches: tuple[MatchedWord, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -194,7 +198,8 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
     if params.teaser_penalty > 0:
         _down_weight_teasers(store, ranking, cands, marked, params.teaser_penalty, max(config.HOTSPOT_DEPTH, limit))
     order = np.argsort(-ranking.score, kind="stable")
-    head = order[: max(config.HOTSPOT_DEPTH, limit)] if weight > 0 else order[:limit]
+    wanted = limit * (config.EXTENT_OVERFETCH if params.passage_extent == "soft" else 1)
+    head = order[: max(config.HOTSPOT_DEPTH, wanted)] if weight > 0 else order[:wanted]
     _resolve_times(store, ranking, head)
     final = ranking.score.copy()
     features: dict[str, np.ndarray] = {}
@@ -203,8 +208,14 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
         final[head] = hotspot.blend(ranking.score[head], features, weight=weight)
         features = {k: _scatter(v, head, len(ranking)) for k, v in features.items()}
         order = np.concatenate([head[np.argsort(-final[head], kind="stable")], order[len(head):]])
-    pieces = _without_overlaps(ranking, cands, order, limit)
-    hits = _hits(store, ranking, cands, pieces, final, features, model, marked, snippets)
+    soft = params.passage_extent == "soft"
+    pieces = _without_overlaps(ranking, cands, order, limit * (config.EXTENT_OVERFETCH if soft else 1))
+    spans = _piece_spans(ranking, cands, pieces)
+    if soft and pieces:
+        kept = soft_spans(store, [int(ranking.recording_id[p[0]]) for p in pieces], spans,
+                          _matched_positions(ranking, cands, pieces, spans, marked), limit=limit, params=params.extent)
+        pieces, spans = [pieces[k] for k, _ in kept], [span for _, span in kept]
+    hits = _hits(store, ranking, cands, pieces, spans, final, features, model, marked, snippets)
     return [h for h in hits if h.matches] if phrases else hits  # a piece cut off its phrase
 
 
@@ -438,12 +449,10 @@ def _without_overlaps(ranking: Ranking, cands: Candidates, order: np.ndarray, li
     return out
 
 
-def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]], final: np.ndarray,
-          features: dict[str, np.ndarray], model: str, marked: np.ndarray, snippets: bool) -> list[Hit]:
-    if not pieces:
-        return []
+def _piece_spans(ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]]) -> list[SpanTuple]:
+    """(first word, last word, start s, end s, char start, char end) of each piece: its unit's own
+    span, or its blocks' when overlaps cut it."""
     b = cands.blocks
-    rows = np.array([p[0] for p in pieces])
     spans = []
     for r, lo, hi in pieces:
         whole = lo == ranking.block_lo[r] and hi == ranking.block_hi[r]
@@ -453,6 +462,15 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
         else:
             spans.append((int(b["first_word"][lo]), int(b["last_word"][hi]), float(b["start"][lo]),
                           float(b["end"][hi]), int(b["char_start"][lo]), int(b["char_end"][hi])))
+    return spans
+
+
+def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]],
+          spans: list[SpanTuple], final: np.ndarray, features: dict[str, np.ndarray], model: str, marked: np.ndarray,
+          snippets: bool) -> list[Hit]:
+    if not pieces:
+        return []
+    rows = np.array([p[0] for p in pieces])
     recs = ranking.recording_id[rows]
     info = PassageIndex(store).recordings_by_id([int(r) for r in recs])
     story = cands.docs["story_idx"][ranking.doc[rows]]

@@ -22,6 +22,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.search import config
 from engine.search.candidates import Candidates
+from engine.search.extents import ExtentParams
 from engine.search.scoring import idf, marked_runs, mixture_log_likelihood, range_term_counts, relevance_model, tfidf_scores
 from engine.storage.passages import CorpusTotals
 
@@ -46,6 +47,9 @@ class ModelParams:
     candidate_block_budget: int = config.CANDIDATE_BLOCK_BUDGET
     #: Score taken off teasers and promos (see ``config.TEASER_*``); 0 = off.
     teaser_penalty: float = config.TEASER_PENALTY
+    #: Where hits start and end: one of ``config.PASSAGE_EXTENTS``; ``extent`` weighs the cues.
+    passage_extent: str = config.PASSAGE_EXTENT
+    extent: ExtentParams = field(default_factory=ExtentParams)
 
     def __post_init__(self) -> None:
         if not 0 < self.ql_collection_weight <= 1:
@@ -58,6 +62,9 @@ class ModelParams:
                 raise ParameterError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if self.teaser_penalty < 0:
             raise ParameterError(f"teaser_penalty must be >= 0, got {self.teaser_penalty}")
+        if self.passage_extent not in config.PASSAGE_EXTENTS:
+            raise ParameterError(f"passage_extent must be one of {', '.join(config.PASSAGE_EXTENTS)},"
+                                 f" got {self.passage_extent!r}")
         if self.mm_feedback not in ("passages", "docs"):
             raise ParameterError(f"mm_feedback must be 'passages' or 'docs', got {self.mm_feedback!r}")
         if min(self.rm_feedback, self.rm_terms, self.candidate_blocks, self.candidate_docs) < 1:

@@ -37,6 +37,19 @@ class RecordingText:
 
 
 @dataclass(frozen=True)
+class WordRun:
+    """Words of one recording in index order: indexes (n,), start and end seconds (n,), characters
+    of the text that character offsets count (n,), and the display text (cased and punctuated where
+    the recogniser was; empty when not asked for)."""
+
+    idx: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    lengths: np.ndarray
+    display: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Span:
     """Words ``first_word..last_word`` (indexes, inclusive), seconds and transcript characters."""
 
@@ -406,6 +419,45 @@ class PassageIndex:
     def word_rows(self, ranges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, float, float, str]]:
         """Words of each ``(recording id, first word, last word)`` range: (range number, index, start, end, text)."""
         return self._words_in_ranges(ranges, "w.start, w.end, w.text")
+
+    def word_runs(self, ranges: Sequence[tuple[int, int, int]], *, with_display: bool = False
+                  ) -> dict[int, list[WordRun]]:
+        """The words of the ``(recording id, first word, last word)`` ranges, read by primary key:
+        per recording, one run for each group of overlapping or touching ranges, in word order
+        (display texts only ``with_display``, else empty)."""
+        display = "COALESCE(display, text)" if with_display else "''"
+        merged: dict[int, list[list[int]]] = {}
+        for rec, lo, hi in sorted((int(r), int(a), int(b)) for r, a, b in ranges):
+            runs = merged.setdefault(rec, [])
+            if runs and lo <= runs[-1][1] + 1:
+                runs[-1][1] = max(runs[-1][1], hi)
+            else:
+                runs.append([lo, hi])
+        out: dict[int, list[WordRun]] = {}
+        for rec, runs in merged.items():
+            for lo, hi in runs:
+                rows = self.conn.execute(
+                    f"SELECT idx, start, end, length(text), {display} FROM words"
+                    " WHERE recording_id = ? AND idx BETWEEN ? AND ? ORDER BY idx", [rec, lo, hi]).fetchall()
+                if not rows:
+                    continue
+                cols: list[Sequence[Any]] = list(zip(*rows, strict=True))
+                out.setdefault(rec, []).append(WordRun(
+                    np.asarray(cols[0], dtype=np.int64), np.asarray(cols[1], dtype=np.float64),
+                    np.asarray(cols[2], dtype=np.float64), np.asarray(cols[3], dtype=np.int64),
+                    tuple(cols[4]) if with_display else ()))
+        return out
+
+    def doc_extents(self, recording_ids: Sequence[int]) -> list[tuple[int, int, int, bool, float | None]]:
+        """(recording id, first word, last word, is a story, confidence) of every search document of the
+        recordings: where the index cut them, and the posterior of the story boundary that opens each
+        (None where no segmenter gave one: stories given with the transcript, or words outside stories)."""
+        return [(int(r), int(a), int(b), bool(k), None if c is None else float(c)) for r, a, b, k, c in self.conn.execute(
+            "SELECT d.recording_id, d.first_word, d.last_word, d.story_idx IS NOT NULL, s.confidence"
+            " FROM json_each(?) j"
+            " JOIN search_docs d ON d.recording_id = j.value"
+            " LEFT JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx"
+            " ORDER BY d.recording_id, d.first_word", [json.dumps([int(r) for r in recording_ids])]).fetchall()]
 
     def _words_in_ranges(self, ranges: Sequence[tuple[int, int, int]], columns: str) -> list[Any]:
         """(range number, word index, *columns) of the words of every range, in one query; ``columns`` is ours."""

@@ -27,6 +27,11 @@ def cli(monkeypatch):
     return cli_main.main
 
 
+def transcript_text_of(db) -> str:
+    with Store(db) as store:
+        return transcript_text(store, 1)
+
+
 @pytest.fixture
 def db(tmp_path):
     path = tmp_path / "lib.sqlite"
@@ -74,9 +79,13 @@ def test_eval_run_passages_and_compare(cli, db, tmp_path, capsys):
     assert cli(["eval", "passages", str(tmp_path / "mm"), str(tmp_path / "qrels"), "--json"]) == 0
     means = json.loads(capsys.readouterr().out)["means"]
     assert set(means) == {"psg_rprec", "prec@12000", "bpref@12000", "rprec", "bpref@R", "cap"}
-    # The story lies inside the first passage (690 characters), after 462 others: R = 89.
-    assert means["psg_rprec"] == pytest.approx(89 / 690) and means["rprec"] == 0.0
-    assert means["cap"] == pytest.approx(sum(i / (462 + i) for i in range(1, 90)) / 89)
+    # The story (R = 89 characters) lies inside the first hit, after `before` others.
+    _, _, offset, length, *_ = (tmp_path / "mm").read_text().split("\n")[0].split()
+    story_at = transcript_text_of(db).index("Fishermen")
+    before = story_at - int(offset)
+    assert before > 0 and before + 89 <= int(length)
+    assert means["psg_rprec"] == pytest.approx(89 / int(length)) and means["rprec"] == 0.0
+    assert means["cap"] == pytest.approx(sum(i / (before + i) for i in range(1, 90)) / 89)
     assert cli(["eval", "compare", str(tmp_path / "mm"), str(tmp_path / "ql"), "--qrels", str(tmp_path / "qrels")]) == 0
     out = capsys.readouterr().out
     assert "two-tailed paired t-tests" in out and "| run | cap |" in out

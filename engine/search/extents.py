@@ -1,0 +1,242 @@
+"""Soft passage extents: where a hit starts and ends, chosen per query from the boundary evidence.
+
+A ranked passage is two 50-token blocks of one indexed story, so a story boundary the segmenter
+missed runs through it and one it placed wrongly cuts the story it belongs to. Here each hit
+instead grows outward from its densest run of query words (its *anchor*) to the nearest strong
+boundary evidence on either side, within ``config.EXTENT_REACH_WORDS``: a story start in the
+index, a pause, the end of a sentence, weighed together (:func:`boundary_evidence`). The index's
+story cuts are evidence like the others, not walls: a hit may cross a cut whose evidence is weak
+and stop at a long pause inside a story. Hits that would cover words an earlier hit covers are
+trimmed to their own side of it, or dropped when their anchor is already covered.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.errors import ParameterError
+from engine.search import config
+from engine.storage.passages import PassageIndex, WordRun
+from engine.storage.store import Store
+
+#: (first word, last word, start s, end s, char start, char end exclusive) of a hit.
+SpanTuple = tuple[int, int, float, float, int, int]
+
+_SENTENCE_END = (".", "?", "!")
+
+
+@dataclass(frozen=True)
+class ExtentParams:
+    """Weights of the boundary cues (a gap is a boundary when its evidence reaches 1) and the reach."""
+
+    reach_words: int = config.EXTENT_REACH_WORDS
+    story_weight: float = config.EXTENT_STORY_WEIGHT
+    pause_weight: float = config.EXTENT_PAUSE_WEIGHT
+    pause_seconds: float = config.EXTENT_PAUSE_SECONDS
+    sentence_weight: float = config.EXTENT_SENTENCE_WEIGHT
+    min_words: int = config.EXTENT_MIN_WORDS
+    #: Pauses and sentence ends count only inside documents of at least this many words (0: all).
+    pause_inside_words: int = config.EXTENT_PAUSE_INSIDE_WORDS
+    #: Stories given with the transcript (no posterior stored: caption markers, an older index's
+    #: hand-made stories) are kept whole: pauses and sentence ends inside them do not count.
+    trust_given_stories: bool = config.EXTENT_TRUST_GIVEN_STORIES
+    #: Whether an extent may end inside the ranked passage (else it only grows).
+    shrink: bool = config.EXTENT_SHRINK
+
+    def __post_init__(self) -> None:
+        if self.pause_inside_words < 0:
+            raise ParameterError(f"pause_inside_words must be >= 0, got {self.pause_inside_words}")
+        if self.reach_words < 0 or self.min_words < 1:
+            raise ParameterError(f"extent reach must be >= 0 and floor >= 1 words, got {self.reach_words}, "
+                                 f"{self.min_words}")
+        if min(self.story_weight, self.pause_weight, self.sentence_weight) < 0 or self.pause_seconds <= 0:
+            raise ParameterError("extent cue weights must be >= 0 and the pause scale > 0 s, got "
+                                 f"{self.story_weight}, {self.pause_weight}, {self.sentence_weight}, "
+                                 f"{self.pause_seconds}")
+
+
+def boundary_evidence(starts: np.ndarray, ends: np.ndarray, story_start: np.ndarray, sentence_end: np.ndarray,
+                      params: ExtentParams, *, trusted: np.ndarray | None = None) -> np.ndarray:
+    """Evidence of a boundary just before each word of a run of consecutive words.
+
+    Parameters
+    ----------
+    starts, ends : (n,) seconds of each word
+    story_start : (n,) float in [0, 1], the index starts a story (search document) at the word, times the
+        posterior the segmenter gave that boundary (1 for a story it did not find: given, or edited)
+    sentence_end : (n,) bool, the word ends a sentence (its display text ends in . ? !)
+    trusted : (n,) bool, pauses and sentence ends before the word count (default: everywhere);
+        inside a short story the index found they do not (only its own cuts do)
+
+    Returns
+    -------
+    (n,) float, ``story_weight * story_start[j] + pause_weight * min(pause / pause_seconds, 1)
+    + sentence_weight * sentence_end[j - 1]``, the pause being ``starts[j] - ends[j - 1]``; 0 for
+    the first word (nothing is known before it).
+    """
+    n = len(starts)
+    if not (len(ends) == len(story_start) == len(sentence_end) == n):
+        raise ParameterError(f"boundary cues must have one value per word, got {len(starts)}, {len(ends)}, "
+                             f"{len(story_start)}, {len(sentence_end)}")
+    out = np.zeros(n)
+    if n < 2:
+        return out
+    pause = np.clip((np.asarray(starts[1:]) - np.asarray(ends[:-1])) / params.pause_seconds, 0.0, 1.0)
+    inner = params.pause_weight * pause + params.sentence_weight * np.asarray(sentence_end[:-1], dtype=np.float64)
+    if trusted is not None:
+        inner = np.where(np.asarray(trusted[1:], dtype=bool), inner, 0.0)
+    out[1:] = params.story_weight * np.asarray(story_start[1:], dtype=np.float64) + inner
+    return out
+
+
+def extent_edges(evidence: np.ndarray, anchor_lo: int, anchor_hi: int, fallback: tuple[int, int], *,
+                 min_words: int) -> tuple[int, int]:
+    """First and last word (indexes into ``evidence``) of the extent around the anchor words.
+
+    The extent starts at the nearest word at or before ``anchor_lo`` with evidence >= 1 and
+    ends just before the nearest word after ``anchor_hi`` with evidence >= 1; a side with no
+    such word within ``evidence`` keeps its ``fallback`` edge. An extent shorter than
+    ``min_words`` words is ``fallback`` whole.
+    """
+    n = len(evidence)
+    if not 0 <= anchor_lo <= anchor_hi < n or not 0 <= fallback[0] <= fallback[1] < n:
+        raise ParameterError(f"anchor {anchor_lo}..{anchor_hi} and fallback {fallback} must lie in 0..{n - 1}")
+    strong = evidence >= 1.0
+    left = np.flatnonzero(strong[: anchor_lo + 1])
+    right = np.flatnonzero(strong[anchor_hi + 1 :])
+    first = int(left[-1]) if len(left) else min(fallback[0], anchor_lo)
+    last = anchor_hi + int(right[0]) if len(right) else max(fallback[1], anchor_hi)
+    if last - first + 1 < min_words:
+        return fallback
+    return first, last
+
+
+def anchor_run(positions: np.ndarray, *, width: int = config.ANCHOR_WORDS) -> tuple[int, int]:
+    """First and last word of the densest run of matched words: the most within ``width`` words.
+
+    ``positions`` (m,) sorted word indexes of the matched words, m >= 1.
+    """
+    if not len(positions):
+        raise ParameterError("an anchor needs at least one matched word")
+    counts = np.searchsorted(positions, positions + width, "left") - np.arange(len(positions))
+    k = int(np.argmax(counts))
+    return int(positions[k]), int(positions[k + counts[k] - 1])
+
+
+def soft_spans(store: Store, recording_ids: Sequence[int], spans: Sequence[SpanTuple],
+               matched: Sequence[np.ndarray], *, limit: int, params: ExtentParams | None = None
+               ) -> list[tuple[int, SpanTuple]]:
+    """The hits' extents from the boundary evidence, best hit first, overlaps removed.
+
+    ``recording_ids``, ``spans`` (the ranked passages' own extents) and ``matched`` (each
+    passage's matched word indexes, sorted) are in rank order. Returns (row in that order,
+    new span) for at most ``limit`` hits.
+    """
+    params = params or ExtentParams()
+    anchors = [anchor_run(m) if len(m) else (s[0], s[1]) for m, s in zip(matched, spans, strict=True)]
+    reach = params.reach_words
+    ranges = [(int(r), max(0, min(s[0], a[0] - reach)), max(s[1], a[1] + reach))
+              for r, s, a in zip(recording_ids, spans, anchors, strict=True)]
+    index = PassageIndex(store)
+    cuts: dict[int, list[tuple[int, int, bool, float | None]]] = defaultdict(list)
+    for rec, first_word, last_word, is_story, confidence in index.doc_extents(sorted({r for r, _, _ in ranges})):
+        cuts[rec].append((first_word, last_word, is_story, confidence))
+    covered: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    out: list[tuple[int, SpanTuple]] = []
+    for batch in range(0, len(ranges), limit):  # most hits survive: read the words of `limit` at a time
+        rows = range(batch, min(batch + limit, len(ranges)))
+        runs = index.word_runs([ranges[k] for k in rows], with_display=params.sentence_weight > 0)
+        evidence = {rec: [_Evidence.of(run, cuts[rec], params) for run in rec_runs] for rec, rec_runs in runs.items()}
+        for k in rows:
+            rec, lo, hi = ranges[k]
+            ev = next((e for e in evidence.get(rec, []) if e is not None and e.covers(lo, lo)), None)
+            span, anchor = spans[k], anchors[k]
+            usable = ev is not None and ev.covers(min(span[0], anchor[0]), max(span[1], anchor[1]))
+            first, last = ev.edges(lo, hi, span, anchor, params) if usable and ev else (span[0], span[1])
+            edges = _uncovered(first, last, anchor, covered[rec])
+            if edges is None:
+                continue
+            covered[rec].append(edges)
+            out.append((k, ev.span(*edges, span) if usable and ev else span))
+            if len(out) == limit:
+                return out
+    return out
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """Boundary evidence over a run of one recording's consecutive words, and their characters."""
+
+    base: int  # word index of the run's first word
+    starts: np.ndarray  # (n,) seconds
+    ends: np.ndarray
+    evidence: np.ndarray  # (n,) before each word (inf at the recording's first word)
+    chars_at: np.ndarray  # (n + 1,) characters from the run's start to each word (words joined by spaces)
+    lengths: np.ndarray  # (n,) characters of each word
+
+    @classmethod
+    def of(cls, run: WordRun, docs: Sequence[tuple[int, int, bool, float | None]], params: ExtentParams
+           ) -> _Evidence | None:
+        """The evidence over ``run``; ``docs`` are the recording's documents (first word, last word,
+        whether it is a story, the posterior of the boundary opening it or None)."""
+        n = len(run.idx)
+        if n == 0 or np.any(np.diff(run.idx) != 1):
+            return None  # not the consecutive words the extents need
+        base = int(run.idx[0])
+        story = np.zeros(n)
+        long_doc = np.zeros(n, dtype=bool)  # words of a document long enough to trust its pauses
+        for first, last, is_story, confidence in docs:
+            given = is_story and confidence is None  # a story that came with the transcript, not found
+            if base < first < base + n:
+                story[first - base] = 1.0 if confidence is None else np.clip(np.nan_to_num(confidence, nan=1.0), 0, 1)
+            if not (given and params.trust_given_stories) and last - first + 1 >= params.pause_inside_words:
+                long_doc[max(first - base, 0) : max(last - base + 1, 0)] = True
+        sentence = np.zeros(n, dtype=bool)
+        if params.sentence_weight > 0:
+            sentence = np.fromiter((t.rstrip("\"')]»”’").endswith(_SENTENCE_END) for t in run.display),
+                                   dtype=bool, count=n)
+        evidence = boundary_evidence(run.starts, run.ends, story, sentence, params, trusted=long_doc)
+        if base == 0:
+            evidence[0] = np.inf  # the recording starts here
+        lengths = run.lengths
+        return cls(base, run.starts, run.ends, evidence, np.concatenate([[0], np.cumsum(lengths + 1)]), lengths)
+
+    def covers(self, first: int, last: int) -> bool:
+        return self.base <= first and last < self.base + len(self.starts)
+
+    def edges(self, lo: int, hi: int, span: SpanTuple, anchor: tuple[int, int], params: ExtentParams
+              ) -> tuple[int, int]:
+        """First and last word index of the extent of the hit whose window is words ``lo..hi``."""
+        lo, hi = max(min(lo, span[0]), self.base), min(max(hi, span[1]), self.base + len(self.starts) - 1)
+        window = self.evidence[lo - self.base : hi - self.base + 1]
+        first, last = extent_edges(window, anchor[0] - lo, anchor[1] - lo, (span[0] - lo, span[1] - lo),
+                                   min_words=params.min_words)
+        if not params.shrink:
+            first, last = min(first, span[0] - lo), max(last, span[1] - lo)
+        return lo + first, lo + last
+
+    def span(self, first: int, last: int, passage: SpanTuple) -> SpanTuple:
+        """Words ``first..last`` as a span; characters counted from the passage's own first word."""
+        a, b, p = first - self.base, last - self.base, passage[0] - self.base
+        origin = passage[4] - int(self.chars_at[p])
+        return (first, last, float(self.starts[a]), float(self.ends[b]), origin + int(self.chars_at[a]),
+                origin + int(self.chars_at[b] + self.lengths[b]))
+
+
+def _uncovered(first: int, last: int, anchor: tuple[int, int], covered: list[tuple[int, int]]
+               ) -> tuple[int, int] | None:
+    """Words ``first..last`` trimmed to the anchor's side of every covered word range; None when
+    the anchor itself is covered."""
+    a_lo, a_hi = max(anchor[0], first), min(anchor[1], last)
+    for lo, hi in covered:
+        if lo <= a_hi and hi >= a_lo:
+            return None
+        if hi < a_lo:
+            first = max(first, hi + 1)
+        elif lo > a_hi:
+            last = min(last, lo - 1)
+    return first, last
