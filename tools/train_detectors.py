@@ -13,6 +13,7 @@ Run: ``.venv/bin/python -m tools.train_detectors`` (writes ``models/detectors/so
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import sys
 from collections.abc import Iterable, Sequence
@@ -23,15 +24,19 @@ import numpy as np
 import scipy.ndimage
 import scipy.signal
 
+from engine.detect.audioset import AudioSetModel
 from engine.detect.classifier import (
+    AUDIOSET_CLASSES,
+    AUDIOSET_MODEL,
     CLASSES,
     DEFAULT_MODEL,
     MEDIAN_SECONDS,
     SEGMENT_SECONDS,
     SoundClassifier,
+    audioset_descriptors,
     segment_descriptors,
 )
-from engine.detect.features import frame_features
+from engine.detect.features import FrameFeatures, frame_features
 from tools.detector_corpus import CorpusClip, default_cache, load_corpus_clip, read_manifest
 from tools.synth import noise_burst
 
@@ -296,24 +301,40 @@ def segment_labels(scene: Scene, n_segments: int) -> np.ndarray:
     return y
 
 
-def scene_descriptors(scenes: Sequence[Scene]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Descriptors (n, n_dims) and class labels (n,) of the segments of each scene."""
+def scene_features(scenes: Sequence[Scene], *, audioset: bool = False) -> list[FrameFeatures]:
+    """Frame features of each scene, with the AudioSet tagger's logits when ``audioset``."""
+    model = AudioSetModel.shipped() if audioset else None
+    return [frame_features(s.audio, sr=SR, audioset=model) for s in scenes]
+
+
+def describe(scenes: Sequence[Scene], features: Sequence[FrameFeatures],
+             audioset_classes: tuple[str, ...] = ()) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+    """Descriptors (n, n_dims) and class labels (n,) of the segments of each scene, from its ``features``;
+    with ``audioset_classes``, the AudioSet descriptors of those classes follow the frame descriptors."""
     out = []
-    for s in scenes:
-        x = segment_descriptors(frame_features(s.audio, sr=SR))
+    for s, f in zip(scenes, features, strict=True):
+        x = segment_descriptors(f)
+        if audioset_classes:
+            x = np.concatenate([x, audioset_descriptors(f, audioset_classes)], axis=1)
         out.append((x, segment_labels(s, len(x))))
     return out
 
 
-def scene_data(scenes: Sequence[Scene]) -> tuple[np.ndarray, np.ndarray]:
+def scene_descriptors(scenes: Sequence[Scene], audioset_classes: tuple[str, ...] = ()) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Descriptors (n, n_dims) and class labels (n,) of the segments of each scene."""
+    return describe(scenes, scene_features(scenes, audioset=bool(audioset_classes)), audioset_classes)
+
+
+def scene_data(scenes: Sequence[Scene], audioset_classes: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """Descriptors (n, n_dims) and class labels (n,) of every segment of every scene."""
-    pairs = scene_descriptors(scenes)
+    pairs = scene_descriptors(scenes, audioset_classes)
     return np.concatenate([x for x, _ in pairs]), np.concatenate([y for _, y in pairs])
 
 
 def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 16, max_rows: int = 32000,
-        alpha: float = 1.0) -> SoundClassifier:  # fmt: skip
-    """Fit the network (L2 penalty ``alpha``) on balanced rows (each class resampled to the same count) and export it."""
+        alpha: float = 1.0, audioset_classes: tuple[str, ...] = ()) -> SoundClassifier:  # fmt: skip
+    """Fit the network (L2 penalty ``alpha``) on balanced rows (each class resampled to the same count) and export it;
+    ``audioset_classes`` names the AudioSet classes whose descriptors end each row of ``x``."""
     from sklearn.neural_network import MLPClassifier
 
     rng = np.random.default_rng(seed)
@@ -332,7 +353,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 16, max_ro
         coef, intercept = np.concatenate([-coef / 2, coef / 2], axis=1), np.array([-intercept[0] / 2, intercept[0] / 2])
     for j, c in enumerate(net.classes_):
         w2[:, c], b2[c] = coef[:, j], intercept[j]
-    return SoundClassifier(mean, scale, net.coefs_[0], net.intercepts_[0], w2, b2)
+    return SoundClassifier(mean, scale, net.coefs_[0], net.intercepts_[0], w2, b2, CLASSES, tuple(audioset_classes))
 
 
 def macro_f1(model: SoundClassifier, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
@@ -349,7 +370,7 @@ def macro_f1(model: SoundClassifier, pairs: Sequence[tuple[np.ndarray, np.ndarra
 
 
 def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, np.ndarray]], *, seed: int = 0,
-                 n_inner: int = 3) -> tuple[float, dict[str, float]]:  # fmt: skip
+                 n_inner: int = 3, audioset_classes: tuple[str, ...] = ()) -> tuple[float, dict[str, float]]:  # fmt: skip
     """The L2 penalty in :data:`ALPHAS` with the best inner leave-packages-out macro F1, and every candidate's score.
 
     The sound packages of ``scenes`` are dealt into ``n_inner`` groups, and the scenes of no
@@ -372,33 +393,41 @@ def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, 
             if not train_rows or not judged:
                 continue
             model = fit(np.concatenate([x for x, _ in train_rows]), np.concatenate([y for _, y in train_rows]),
-                        seed=seed, alpha=alpha)  # fmt: skip
+                        seed=seed, alpha=alpha, audioset_classes=audioset_classes)  # fmt: skip
             results.append(macro_f1(model, judged))
         totals[str(alpha)] = float(np.mean(results)) if results else 0.0
     best = max(ALPHAS, key=lambda a: totals[str(a)])
     return best, totals
 
 
-def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0) -> tuple[SoundClassifier, dict[str, object]]:
+def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
+          audioset_classes: tuple[str, ...] = ()) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
     """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
-    the model and how it was chosen."""
+    the model and how it was chosen. With ``audioset_classes``, the model reads those AudioSet scores too."""
     clips = [c for c in clips if c.package != HELD_OUT_SPEECH]
     sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
     speech = [c for c in clips if c.kind == "speech"]
     scenes = build_scenes(sounds, load_speech(speech, cache), cache=cache, seed=seed)
-    described = scene_descriptors(scenes)
-    alpha, scores = choose_alpha(scenes, described, seed=seed)
+    described = scene_descriptors(scenes, audioset_classes)
+    alpha, scores = choose_alpha(scenes, described, seed=seed, audioset_classes=audioset_classes)
     x, y = np.concatenate([x for x, _ in described]), np.concatenate([y for _, y in described])
-    return fit(x, y, seed=seed, alpha=alpha), {"alpha": alpha, "inner_macro_f1": scores}
+    return fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes), {"alpha": alpha, "inner_macro_f1": scores}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=("frame", "audioset", "both"), default="both",
+                        help="which shipped model to retrain: frame features only (sounds.npz), "
+                             "with AudioSet scores (sounds_audioset.npz), or both")  # fmt: skip
+    args = parser.parse_args(argv)
     clips = read_manifest()
-    model, chosen = train(clips, cache=default_cache())
     packages = sorted({c.package for c in clips} - {HELD_OUT_SPEECH})
-    model.save(DEFAULT_MODEL, info={"packages": packages, "clips": len(clips), **chosen})
-    print(f"L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']})")
-    print(f"wrote {DEFAULT_MODEL} from {len(clips)} clips of {len(packages)} packages")
+    chosen_models = {"frame": [(DEFAULT_MODEL, ())], "audioset": [(AUDIOSET_MODEL, AUDIOSET_CLASSES)]}
+    for path, names in chosen_models.get(args.model, chosen_models["frame"] + chosen_models["audioset"]):
+        model, chosen = train(clips, cache=default_cache(), audioset_classes=names)
+        model.save(path, info={"packages": packages, "clips": len(clips), **chosen})
+        print(f"{path.name}: L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']})")
+        print(f"wrote {path} from {len(clips)} clips of {len(packages)} packages")
     return 0
 
 

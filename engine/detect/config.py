@@ -73,8 +73,16 @@ DEFAULT_SENSITIVITY = 0.5
 #: stay the default: held out, the classifier raises 25 music and 44 laughter false alarms per
 #: hour of LibriVox (rules: 0 and 63; bench/results/detect_loso.md), and with Whisper, words
 #: inside a detected music event are dropped as invented, so a false music event costs real words.
-SOUND_MODELS = ("rules", "learned")
+SOUND_MODELS = ("rules", "learned", "audioset")
 DEFAULT_SOUND_MODEL = "rules"
+
+#: Inside a music event, speech stays audible to the recogniser where webrtcvad hears speech and
+#: AudioSet's "Speech" logit (interpolated to 0.1 s, median over 0.9 s) reaches this. On a sample of
+#: ten corpus music clips (training packages) as beds under LibriVox speech, the logit's 10th
+#: percentile was -1.6 or more; on the same music alone its 90th percentile was -4.8 or less.
+SPEECH_UNDER_MUSIC_LOGIT = -3.0
+#: Speech under music shorter than this is not kept audible, s.
+SPEECH_UNDER_MUSIC_MIN_SECONDS = 0.5
 
 #: A tone event of the learned classifier is kept only when the median log10 spectral flatness
 #: of its loud frames is below this: beeps sit at -4.8 or lower, voiced speech above -3.1.

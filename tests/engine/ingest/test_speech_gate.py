@@ -89,3 +89,13 @@ def test_no_word_inside_music_applause_or_laughter(
     assert inside == []
     heard = {e.type for e in transcript.analysis.events}
     assert "speech" in heard and heard & {"music", "applause", "laughter"}  # detections of the first pass are stored
+
+
+def test_speech_wholly_inside_music_stays_audible_but_not_inside_other_sounds() -> None:
+    """The detectors report speech heard under a music bed as speech events inside the music event."""
+    speech = [_event("speech", 0.0, 2.0), _event("speech", 4.0, 6.0), _event("speech", 12.0, 13.0)]
+    sounds = [_event("music", 2.0, 9.0), _event("applause", 11.0, 14.0)]
+    # 4-6 lies inside the music: heard (without pad: the music around it stays silent); 12-13 inside applause: not
+    assert speech_spans(sounds, speech, pad=0.3, duration=20.0) == [(0.0, 2.0), (4.0, 6.0)]
+    # speech only partly inside the music is cut as before
+    assert speech_spans([_event("music", 3.0, 5.0)], [_event("speech", 2.0, 4.0)], pad=0.0) == [(2.0, 3.0)]
