@@ -53,12 +53,7 @@ class AudioAnalyzer:
 
     def __init__(self, *, sr: int = 16000, settings: DetectorSettings | None = None) -> None:
         self.settings = settings or DetectorSettings()
-        tagger = None
-        if self.settings.sound_model == "audioset":
-            from engine.detect.audioset import AudioSetModel  # loads ONNX Runtime: only when asked for
-
-            tagger = AudioSetModel.shipped()
-        self._extractor = FeatureExtractor(sr=sr, vad_aggressiveness=self.settings.vad_aggressiveness, audioset=tagger)
+        self._extractor = feature_extractor(sr=sr, settings=self.settings)
         self._feature_seconds = 0.0
         self.features: FrameFeatures | None = None
 
@@ -80,6 +75,17 @@ class AudioAnalyzer:
         detections = analyze(self.features, words, settings=self.settings)
         detections.timings["features"] = self._feature_seconds
         return detections
+
+
+def feature_extractor(*, sr: int, settings: DetectorSettings) -> FeatureExtractor:
+    """The streaming feature extractor the ``settings`` need: with the AudioSet tagger when
+    ``settings.sound_model == "audioset"`` (raises ``ModelError`` when the tagger is not installed)."""
+    tagger = None
+    if settings.sound_model == "audioset":
+        from engine.detect.audioset import AudioSetModel  # loads ONNX Runtime: only when asked for
+
+        tagger = AudioSetModel.shipped()
+    return FeatureExtractor(sr=sr, vad_aggressiveness=settings.vad_aggressiveness, audioset=tagger)
 
 
 def audio_events(features: FrameFeatures, settings: DetectorSettings | None = None) -> tuple[list[Event], list[Event]]:
