@@ -14,6 +14,7 @@ Run: ``.venv/bin/python -m tools.train_detectors`` (writes ``models/detectors/so
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import sys
 from collections.abc import Iterable, Sequence
@@ -35,6 +36,7 @@ from engine.detect.classifier import (
     SoundClassifier,
     audioset_descriptors,
     segment_descriptors,
+    zero_shot_scores,
 )
 from engine.detect.features import FrameFeatures, frame_features
 from tools.detector_corpus import CorpusClip, default_cache, load_corpus_clip, read_manifest
@@ -50,6 +52,11 @@ SCENE_KINDS = ("pause", "over", "alone")
 OTHER_WEIGHT = 8
 #: Real speech kept for judging only, never trained on (LibriVox, card names, commands).
 HELD_OUT_SPEECH = "pocketsphinx-testdata"
+#: Kinds the AudioSet model takes from their zero-shot AudioSet score instead of the network (chosen on the
+#: leave-one-package-out bench, where the network with AudioSet scores found laughter less well than the score alone).
+ZERO_SHOT_KINDS = ("laughter",)
+#: Candidate logit thresholds of a zero-shot score; :func:`zero_shot_thresholds` picks one per kind.
+ZERO_SHOT_THRESHOLDS = np.arange(-10.0, 6.01, 0.5)
 #: Candidate L2 penalties of the network; :func:`choose_alpha` picks one by inner leave-packages-out.
 ALPHAS = (0.1, 1.0, 10.0)
 #: Synthetic speech beside the recorded speech (Debian espeak-ng-data, GPL-3+): the voices
@@ -400,6 +407,19 @@ def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, 
     return best, totals
 
 
+def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray],
+                         kinds: tuple[str, ...]) -> dict[str, float]:  # fmt: skip
+    """Per kind, the threshold in :data:`ZERO_SHOT_THRESHOLDS` with the best segment F1 of ``score > threshold``
+    over the scenes given: ``scores`` per scene of shape (n_segments, len(kinds)), ``labels`` (n_segments,)."""
+    x, y = np.concatenate(scores), np.concatenate(labels)
+    out = {}
+    for k, kind in enumerate(kinds):
+        truth = y == CLASSES.index(kind)
+        f1 = [2 * np.sum((x[:, k] > t) & truth) / max(1, np.sum(x[:, k] > t) + truth.sum()) for t in ZERO_SHOT_THRESHOLDS]
+        out[kind] = float(ZERO_SHOT_THRESHOLDS[int(np.argmax(f1))])
+    return out
+
+
 def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
           audioset_classes: tuple[str, ...] = ()) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
     """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
@@ -408,10 +428,18 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
     sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
     speech = [c for c in clips if c.kind == "speech"]
     scenes = build_scenes(sounds, load_speech(speech, cache), cache=cache, seed=seed)
-    described = scene_descriptors(scenes, audioset_classes)
+    features = scene_features(scenes, audioset=bool(audioset_classes))
+    described = describe(scenes, features, audioset_classes)
     alpha, scores = choose_alpha(scenes, described, seed=seed, audioset_classes=audioset_classes)
     x, y = np.concatenate([x for x, _ in described]), np.concatenate([y for _, y in described])
-    return fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes), {"alpha": alpha, "inner_macro_f1": scores}
+    model = fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes)
+    chosen: dict[str, object] = {"alpha": alpha, "inner_macro_f1": scores}
+    if audioset_classes:
+        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features],
+                                          [y for _, y in described], ZERO_SHOT_KINDS)  # fmt: skip
+        model = dataclasses.replace(model, zero_shot=tuple(thresholds.items()))
+        chosen["zero_shot_thresholds"] = thresholds
+    return model, chosen
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -426,7 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     for path, names in chosen_models.get(args.model, chosen_models["frame"] + chosen_models["audioset"]):
         model, chosen = train(clips, cache=default_cache(), audioset_classes=names)
         model.save(path, info={"packages": packages, "clips": len(clips), **chosen})
-        print(f"{path.name}: L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']})")
+        print(f"{path.name}: L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']}); "
+              f"zero-shot thresholds {chosen.get('zero_shot_thresholds', {})}")
         print(f"wrote {path} from {len(clips)} clips of {len(packages)} packages")
     return 0
 

@@ -62,6 +62,12 @@ AUDIOSET_CLASSES = (
     "Beep, bleep", "Sine wave", "Dial tone", "Telephone dialing, DTMF", "Buzzer",
     "Silence", "Noise", "White noise", "Static",
 )  # fmt: skip
+#: AudioSet classes whose largest logit is a kind's zero-shot score (:func:`zero_shot_scores`).
+ZERO_SHOT_CLASSES = {
+    "music": ("Music",),
+    "applause": ("Applause", "Clapping", "Cheering"),
+    "laughter": ("Laughter", "Baby laughter", "Giggle", "Snicker", "Belly laugh", "Chuckle, chortle"),
+}
 #: Logit given to every class of a recording with no AudioSet patch (no audio at all).
 NO_PATCH_LOGIT = -20.0
 
@@ -152,6 +158,8 @@ class SoundClassifier:
     ``mean``, ``scale``: shape (n_dims,); ``w1``: (n_dims, n_hidden); ``b1``: (n_hidden,);
     ``w2``: (n_hidden, n_classes); ``b2``: (n_classes,). ``audioset_classes``: the AudioSet
     classes whose scores follow the frame descriptors (none: frame features only).
+    ``zero_shot``: (kind, logit threshold) pairs of the kinds whose events come from their
+    AudioSet zero-shot score (:func:`zero_shot_scores`) rather than from the network.
     """
 
     mean: np.ndarray
@@ -162,6 +170,7 @@ class SoundClassifier:
     b2: np.ndarray
     classes: tuple[str, ...] = CLASSES
     audioset_classes: tuple[str, ...] = ()
+    zero_shot: tuple[tuple[str, float], ...] = ()
 
     def descriptors(self, features: FrameFeatures) -> np.ndarray:
         """What this model reads of ``features``, float64 shape ``(n_segments, n_dims)``."""
@@ -185,6 +194,8 @@ class SoundClassifier:
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
                             classes=np.array(self.classes), audioset_classes=np.array(self.audioset_classes, dtype=str),
+                            zero_shot_kinds=np.array([k for k, _ in self.zero_shot], dtype=str),
+                            zero_shot_thresholds=np.array([t for _, t in self.zero_shot], dtype=np.float64),
                             info=np.array(json.dumps(info or {})))  # fmt: skip
 
     @classmethod
@@ -193,13 +204,17 @@ class SoundClassifier:
         try:
             with np.load(path, allow_pickle=False) as z:
                 audioset = tuple(str(c) for c in z["audioset_classes"]) if "audioset_classes" in z else ()
+                zero_shot = tuple((str(k), float(t)) for k, t in zip(z["zero_shot_kinds"], z["zero_shot_thresholds"], strict=True)
+                                  ) if "zero_shot_kinds" in z else ()  # fmt: skip
                 model = cls(z["mean"], z["scale"], z["w1"], z["b1"], z["w2"], z["b2"], tuple(str(c) for c in z["classes"]),
-                            audioset)  # fmt: skip
+                            audioset, zero_shot)  # fmt: skip
         except (OSError, KeyError, ValueError) as exc:
             raise ParameterError(f"{path}: not a sound classifier ({exc})") from exc
         size = descriptor_size(len(model.audioset_classes))
         if model.w1.shape[0] != size or model.w2.shape[1] != len(model.classes):
             raise ParameterError(f"{path}: parameters do not fit {size} descriptors")
+        if any(k not in ZERO_SHOT_CLASSES for k, _ in model.zero_shot):
+            raise ParameterError(f"{path}: zero-shot kinds must be among {', '.join(ZERO_SHOT_CLASSES)}")
         return model
 
 
@@ -212,6 +227,20 @@ def default_classifier(path: Path = DEFAULT_MODEL) -> SoundClassifier:
     if path not in _CACHE:
         _CACHE[path] = SoundClassifier.load(path)
     return _CACHE[path]
+
+
+def zero_shot_scores(features: FrameFeatures, kinds: tuple[str, ...]) -> np.ndarray:
+    """Per 0.1 s segment and kind, the largest logit of the kind's :data:`ZERO_SHOT_CLASSES`, median filtered over
+    ``MEDIAN_SECONDS``; float64 shape ``(n_segments, len(kinds))``."""
+    names = tuple(n for k in kinds for n in ZERO_SHOT_CLASSES[k])
+    logits = audioset_logits_per_segment(features, names)
+    out, at = np.zeros((len(logits), len(kinds))), 0
+    for k, kind in enumerate(kinds):
+        n = len(ZERO_SHOT_CLASSES[kind])
+        out[:, k] = logits[:, at : at + n].max(axis=1) if len(logits) else out[:, k]
+        at += n
+    width = max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1
+    return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 
 
 def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures) -> np.ndarray:
@@ -237,7 +266,8 @@ def detect_sounds(
     """Music, applause and laughter events (and tones, as ``noise``) from the learned classifier.
 
     ``sensitivities`` maps a class to a value in (0, 1) (default 0.5): an event starts
-    where the smoothed posterior reaches ``1 - sensitivity``. ``score`` of each event is
+    where the smoothed posterior reaches ``1 - sensitivity`` (for a zero-shot kind of the
+    model, its score passed through a logistic centred on the kind's threshold). ``score`` of each event is
     its mean smoothed posterior; ``value`` the same, or for a tone its mean level in dBFS.
     Only the classes named in ``classes`` are turned into events.
     """
@@ -246,6 +276,10 @@ def detect_sounds(
     if features.n_frames == 0:
         return []
     p = smoothed_posteriors(model, features)
+    if model.zero_shot:  # these kinds' scores: 0.5 where the zero-shot logit reaches its threshold
+        z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
+        for j, (kind, threshold) in enumerate(model.zero_shot):
+            p[:, model.classes.index(kind)] = 1.0 / (1.0 + np.exp(-(z[: len(p), j] - threshold)))
     step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
     seg = step * features.frame_seconds
     power = 10.0 ** (features.energy_db[::step].astype(np.float64) / 10.0)  # mean square per segment
