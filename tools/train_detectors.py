@@ -13,6 +13,8 @@ Run: ``.venv/bin/python -m tools.train_detectors`` (writes ``models/detectors/so
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import itertools
 import sys
 from collections.abc import Iterable, Sequence
@@ -23,15 +25,20 @@ import numpy as np
 import scipy.ndimage
 import scipy.signal
 
+from engine.detect.audioset import AudioSetModel
 from engine.detect.classifier import (
+    AUDIOSET_CLASSES,
+    AUDIOSET_MODEL,
     CLASSES,
     DEFAULT_MODEL,
     MEDIAN_SECONDS,
     SEGMENT_SECONDS,
     SoundClassifier,
+    audioset_descriptors,
     segment_descriptors,
+    zero_shot_scores,
 )
-from engine.detect.features import frame_features
+from engine.detect.features import FrameFeatures, frame_features
 from tools.detector_corpus import CorpusClip, default_cache, load_corpus_clip, read_manifest
 from tools.synth import noise_burst
 
@@ -45,6 +52,11 @@ SCENE_KINDS = ("pause", "over", "alone")
 OTHER_WEIGHT = 8
 #: Real speech kept for judging only, never trained on (LibriVox, card names, commands).
 HELD_OUT_SPEECH = "pocketsphinx-testdata"
+#: Kinds the AudioSet model takes from their zero-shot AudioSet score instead of the network (chosen on the
+#: leave-one-package-out bench, where the network with AudioSet scores found laughter less well than the score alone).
+ZERO_SHOT_KINDS = ("laughter",)
+#: Candidate logit thresholds of a zero-shot score; :func:`zero_shot_thresholds` picks one per kind.
+ZERO_SHOT_THRESHOLDS = np.arange(-10.0, 6.01, 0.5)
 #: Candidate L2 penalties of the network; :func:`choose_alpha` picks one by inner leave-packages-out.
 ALPHAS = (0.1, 1.0, 10.0)
 #: Synthetic speech beside the recorded speech (Debian espeak-ng-data, GPL-3+): the voices
@@ -296,24 +308,40 @@ def segment_labels(scene: Scene, n_segments: int) -> np.ndarray:
     return y
 
 
-def scene_descriptors(scenes: Sequence[Scene]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Descriptors (n, n_dims) and class labels (n,) of the segments of each scene."""
+def scene_features(scenes: Sequence[Scene], *, audioset: bool = False) -> list[FrameFeatures]:
+    """Frame features of each scene, with the AudioSet tagger's logits when ``audioset``."""
+    model = AudioSetModel.shipped() if audioset else None
+    return [frame_features(s.audio, sr=SR, audioset=model) for s in scenes]
+
+
+def describe(scenes: Sequence[Scene], features: Sequence[FrameFeatures],
+             audioset_classes: tuple[str, ...] = ()) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+    """Descriptors (n, n_dims) and class labels (n,) of the segments of each scene, from its ``features``;
+    with ``audioset_classes``, the AudioSet descriptors of those classes follow the frame descriptors."""
     out = []
-    for s in scenes:
-        x = segment_descriptors(frame_features(s.audio, sr=SR))
+    for s, f in zip(scenes, features, strict=True):
+        x = segment_descriptors(f)
+        if audioset_classes:
+            x = np.concatenate([x, audioset_descriptors(f, audioset_classes)], axis=1)
         out.append((x, segment_labels(s, len(x))))
     return out
 
 
-def scene_data(scenes: Sequence[Scene]) -> tuple[np.ndarray, np.ndarray]:
+def scene_descriptors(scenes: Sequence[Scene], audioset_classes: tuple[str, ...] = ()) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Descriptors (n, n_dims) and class labels (n,) of the segments of each scene."""
+    return describe(scenes, scene_features(scenes, audioset=bool(audioset_classes)), audioset_classes)
+
+
+def scene_data(scenes: Sequence[Scene], audioset_classes: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """Descriptors (n, n_dims) and class labels (n,) of every segment of every scene."""
-    pairs = scene_descriptors(scenes)
+    pairs = scene_descriptors(scenes, audioset_classes)
     return np.concatenate([x for x, _ in pairs]), np.concatenate([y for _, y in pairs])
 
 
 def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 16, max_rows: int = 32000,
-        alpha: float = 1.0) -> SoundClassifier:  # fmt: skip
-    """Fit the network (L2 penalty ``alpha``) on balanced rows (each class resampled to the same count) and export it."""
+        alpha: float = 1.0, audioset_classes: tuple[str, ...] = ()) -> SoundClassifier:  # fmt: skip
+    """Fit the network (L2 penalty ``alpha``) on balanced rows (each class resampled to the same count) and export it;
+    ``audioset_classes`` names the AudioSet classes whose descriptors end each row of ``x``."""
     from sklearn.neural_network import MLPClassifier
 
     rng = np.random.default_rng(seed)
@@ -332,7 +360,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 16, max_ro
         coef, intercept = np.concatenate([-coef / 2, coef / 2], axis=1), np.array([-intercept[0] / 2, intercept[0] / 2])
     for j, c in enumerate(net.classes_):
         w2[:, c], b2[c] = coef[:, j], intercept[j]
-    return SoundClassifier(mean, scale, net.coefs_[0], net.intercepts_[0], w2, b2)
+    return SoundClassifier(mean, scale, net.coefs_[0], net.intercepts_[0], w2, b2, CLASSES, tuple(audioset_classes))
 
 
 def macro_f1(model: SoundClassifier, pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
@@ -349,7 +377,7 @@ def macro_f1(model: SoundClassifier, pairs: Sequence[tuple[np.ndarray, np.ndarra
 
 
 def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, np.ndarray]], *, seed: int = 0,
-                 n_inner: int = 3) -> tuple[float, dict[str, float]]:  # fmt: skip
+                 n_inner: int = 3, audioset_classes: tuple[str, ...] = ()) -> tuple[float, dict[str, float]]:  # fmt: skip
     """The L2 penalty in :data:`ALPHAS` with the best inner leave-packages-out macro F1, and every candidate's score.
 
     The sound packages of ``scenes`` are dealt into ``n_inner`` groups, and the scenes of no
@@ -372,33 +400,63 @@ def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, 
             if not train_rows or not judged:
                 continue
             model = fit(np.concatenate([x for x, _ in train_rows]), np.concatenate([y for _, y in train_rows]),
-                        seed=seed, alpha=alpha)  # fmt: skip
+                        seed=seed, alpha=alpha, audioset_classes=audioset_classes)  # fmt: skip
             results.append(macro_f1(model, judged))
         totals[str(alpha)] = float(np.mean(results)) if results else 0.0
     best = max(ALPHAS, key=lambda a: totals[str(a)])
     return best, totals
 
 
-def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0) -> tuple[SoundClassifier, dict[str, object]]:
+def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray],
+                         kinds: tuple[str, ...]) -> dict[str, float]:  # fmt: skip
+    """Per kind, the threshold in :data:`ZERO_SHOT_THRESHOLDS` with the best segment F1 of ``score > threshold``
+    over the scenes given: ``scores`` per scene of shape (n_segments, len(kinds)), ``labels`` (n_segments,)."""
+    x, y = np.concatenate(scores), np.concatenate(labels)
+    out = {}
+    for k, kind in enumerate(kinds):
+        truth = y == CLASSES.index(kind)
+        f1 = [2 * np.sum((x[:, k] > t) & truth) / max(1, np.sum(x[:, k] > t) + truth.sum()) for t in ZERO_SHOT_THRESHOLDS]
+        out[kind] = float(ZERO_SHOT_THRESHOLDS[int(np.argmax(f1))])
+    return out
+
+
+def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
+          audioset_classes: tuple[str, ...] = ()) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
     """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
-    the model and how it was chosen."""
+    the model and how it was chosen. With ``audioset_classes``, the model reads those AudioSet scores too."""
     clips = [c for c in clips if c.package != HELD_OUT_SPEECH]
     sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
     speech = [c for c in clips if c.kind == "speech"]
     scenes = build_scenes(sounds, load_speech(speech, cache), cache=cache, seed=seed)
-    described = scene_descriptors(scenes)
-    alpha, scores = choose_alpha(scenes, described, seed=seed)
+    features = scene_features(scenes, audioset=bool(audioset_classes))
+    described = describe(scenes, features, audioset_classes)
+    alpha, scores = choose_alpha(scenes, described, seed=seed, audioset_classes=audioset_classes)
     x, y = np.concatenate([x for x, _ in described]), np.concatenate([y for _, y in described])
-    return fit(x, y, seed=seed, alpha=alpha), {"alpha": alpha, "inner_macro_f1": scores}
+    model = fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes)
+    chosen: dict[str, object] = {"alpha": alpha, "inner_macro_f1": scores}
+    if audioset_classes:
+        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features],
+                                          [y for _, y in described], ZERO_SHOT_KINDS)  # fmt: skip
+        model = dataclasses.replace(model, zero_shot=tuple(thresholds.items()))
+        chosen["zero_shot_thresholds"] = thresholds
+    return model, chosen
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=("frame", "audioset", "both"), default="both",
+                        help="which shipped model to retrain: frame features only (sounds.npz), "
+                             "with AudioSet scores (sounds_audioset.npz), or both")  # fmt: skip
+    args = parser.parse_args(argv)
     clips = read_manifest()
-    model, chosen = train(clips, cache=default_cache())
     packages = sorted({c.package for c in clips} - {HELD_OUT_SPEECH})
-    model.save(DEFAULT_MODEL, info={"packages": packages, "clips": len(clips), **chosen})
-    print(f"L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']})")
-    print(f"wrote {DEFAULT_MODEL} from {len(clips)} clips of {len(packages)} packages")
+    chosen_models = {"frame": [(DEFAULT_MODEL, ())], "audioset": [(AUDIOSET_MODEL, AUDIOSET_CLASSES)]}
+    for path, names in chosen_models.get(args.model, chosen_models["frame"] + chosen_models["audioset"]):
+        model, chosen = train(clips, cache=default_cache(), audioset_classes=names)
+        model.save(path, info={"packages": packages, "clips": len(clips), **chosen})
+        print(f"{path.name}: L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']}); "
+              f"zero-shot thresholds {chosen.get('zero_shot_thresholds', {})}")
+        print(f"wrote {path} from {len(clips)} clips of {len(packages)} packages")
     return 0
 
 

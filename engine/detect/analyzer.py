@@ -17,13 +17,22 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+import scipy.ndimage
 
 from engine.asr.base import Word
 from engine.detect import config
-from engine.detect.classifier import SoundClassifier, detect_sounds
-from engine.detect.events import Detections, Event
+from engine.detect.classifier import (
+    AUDIOSET_MODEL,
+    MEDIAN_SECONDS,
+    SEGMENT_SECONDS,
+    SoundClassifier,
+    audioset_logits_per_segment,
+    default_classifier,
+    detect_sounds,
+)
+from engine.detect.events import Detections, Event, events_from_mask
 from engine.detect.features import FeatureExtractor, FrameFeatures
-from engine.detect.frames import active_frames
+from engine.detect.frames import active_frames, close_and_prune, frames_of
 from engine.detect.rate import detect_rate_changes, rate_stretches, syllable_nuclei
 from engine.detect.sensitivities import DetectorSettings
 from engine.detect.sounds import detect_applause, detect_laughter, detect_music, detect_noise
@@ -38,12 +47,13 @@ class AudioAnalyzer:
     Parameters
     ----------
     sr : sample rate of the blocks, Hz (8000, 16000, 32000 or 48000).
-    settings : detector sensitivities; default :class:`DetectorSettings()`.
+    settings : detector sensitivities; default :class:`DetectorSettings()`. With
+        ``sound_model="audioset"`` the AudioSet tagger runs beside the frame features.
     """
 
     def __init__(self, *, sr: int = 16000, settings: DetectorSettings | None = None) -> None:
         self.settings = settings or DetectorSettings()
-        self._extractor = FeatureExtractor(sr=sr, vad_aggressiveness=self.settings.vad_aggressiveness)
+        self._extractor = feature_extractor(sr=sr, settings=self.settings)
         self._feature_seconds = 0.0
         self.features: FrameFeatures | None = None
 
@@ -67,14 +77,63 @@ class AudioAnalyzer:
         return detections
 
 
+def feature_extractor(*, sr: int, settings: DetectorSettings) -> FeatureExtractor:
+    """The streaming feature extractor the ``settings`` need: with the AudioSet tagger when
+    ``settings.sound_model == "audioset"`` (raises ``ModelError`` when the tagger is not installed)."""
+    tagger = None
+    if settings.sound_model == "audioset":
+        from engine.detect.audioset import AudioSetModel  # loads ONNX Runtime: only when asked for
+
+        tagger = AudioSetModel.shipped()
+    return FeatureExtractor(sr=sr, vad_aggressiveness=settings.vad_aggressiveness, audioset=tagger)
+
+
 def audio_events(features: FrameFeatures, settings: DetectorSettings | None = None) -> tuple[list[Event], list[Event]]:
-    """The detectors that need no words: (music, applause, laughter and noise events, speech events)."""
+    """The detectors that need no words: (music, applause, laughter and noise events, speech events).
+
+    Speech events lie outside the sound events, except speech heard under music
+    (:func:`speech_under_music`, with AudioSet scores only), which the speech gate keeps audible.
+    """
     settings = settings or DetectorSettings()
     sounds = sound_events(features, settings) if features.n_frames else []
     speech = detect_speech(features.vad, vad_frame_seconds=features.vad_frame_seconds,
                            hangover_seconds=settings.speech_hangover_seconds, exclude=sounds,
                            duration=features.duration)  # fmt: skip
-    return sounds, speech
+    under = speech_under_music(features, sounds, settings)
+    return sounds, sorted(speech + under, key=lambda e: (e.start, e.end))
+
+
+def speech_under_music(features: FrameFeatures, sounds: Sequence[Event], settings: DetectorSettings) -> list[Event]:
+    """Speech heard under the music events of ``sounds``: ``speech`` events inside them.
+
+    Where webrtcvad hears speech (other sounds excluded) inside a music event and AudioSet's
+    "Speech" logit, median filtered over 0.9 s, reaches ``config.SPEECH_UNDER_MUSIC_LOGIT``;
+    runs shorter than ``config.SPEECH_UNDER_MUSIC_MIN_SECONDS`` are dropped. Score and value:
+    the mean logit. Empty when the features carry no AudioSet scores (webrtcvad alone hears
+    speech in most music).
+    """
+    music = [e for e in sounds if e.type == "music"]
+    if not music or features.audioset is None or features.n_frames == 0:
+        return []
+    voiced = detect_speech(features.vad, vad_frame_seconds=features.vad_frame_seconds,
+                           hangover_seconds=settings.speech_hangover_seconds,
+                           exclude=[e for e in sounds if e.type != "music"], duration=features.duration)  # fmt: skip
+    logit = audioset_logits_per_segment(features, ("Speech",))[:, 0]
+    logit = scipy.ndimage.median_filter(logit, size=max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1, mode="nearest")
+    t = np.arange(len(logit)) * SEGMENT_SECONDS
+
+    def inside(events: Sequence[Event]) -> np.ndarray:
+        return np.any([(t >= e.start) & (t < e.end) for e in events], axis=0) if events else np.zeros(len(t), bool)
+
+    mask = inside(music) & inside(voiced) & (logit >= config.SPEECH_UNDER_MUSIC_LOGIT)
+    mask = close_and_prune(mask, max_gap=0, min_length=frames_of(config.SPEECH_UNDER_MUSIC_MIN_SECONDS, SEGMENT_SECONDS))
+    found = events_from_mask("speech", mask, logit, logit, frame_seconds=SEGMENT_SECONDS, duration=features.duration)
+    out = []
+    for e in found:  # each run lies in one music event: clip it to that event's edges
+        m = next((m for m in music if m.start <= (e.start + e.end) / 2 < m.end), None)
+        if m is not None and min(e.end, m.end) > max(e.start, m.start):
+            out.append(Event("speech", max(e.start, m.start), min(e.end, m.end), e.score, e.value))
+    return out
 
 
 def analyze(
@@ -117,6 +176,8 @@ def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Ev
     if settings.sound_model == "rules":
         sounds = rule_sound_events(features, settings)
         return sounds + tones_outside(features, sounds)
+    if settings.sound_model == "audioset":
+        return learned_sound_events(features, settings, default_classifier(AUDIOSET_MODEL))
     return learned_sound_events(features, settings)
 
 

@@ -11,10 +11,17 @@ filtered over ``MEDIAN_SECONDS`` (tones over ``TONE_MEDIAN_SECONDS``: a beep may
 and each sound class becomes events where its smoothed posterior passes ``1 - sensitivity``
 (hysteresis, gaps bridged, short runs dropped). Tones and beeps are reported as ``noise``
 events (value: level, dBFS), so that they are cut out of speech like any steady sound.
+
+A model may also read AudioSet class scores (:mod:`engine.detect.audioset`): for each class
+named in its ``audioset_classes``, the YAMNet logit interpolated from the patch centres to the
+segment's centre and its mean over the long window (:func:`audioset_descriptors`). The
+shipped model of that kind is ``models/detectors/sounds_audioset.npz`` (sound model
+``"audioset"``); its features must be computed with the AudioSet tagger.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +30,7 @@ import numpy as np
 import scipy.ndimage
 
 from engine.detect import config
+from engine.detect.audioset import patch_centres
 from engine.detect.events import Event
 from engine.detect.features import FEATURE_NAMES, FrameFeatures
 from engine.detect.frames import moving_mean, silence_floor_db
@@ -41,6 +49,27 @@ EVENT_SHAPE = {"music": (2.0, 0.5), "applause": (0.8, 0.5), "laughter": (0.6, 0.
 #: The event type each class is reported as (a tone is steady non-speech sound: ``noise``).
 EVENT_TYPE = {"music": "music", "applause": "applause", "laughter": "laughter", "tone": "noise"}
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "detectors" / "sounds.npz"
+AUDIOSET_MODEL = DEFAULT_MODEL.with_name("sounds_audioset.npz")
+#: AudioSet classes whose scores the "learned + AudioSet" model reads, named before any result was
+#: seen: the classes we detect and their kinds (music and the music a broadcast plays under speech;
+#: applause, clapping, cheering, crowd; laughter and its kinds), what they must be told from (speech
+#: of several kinds, singing, babble) and the sounds that are none of them (beeps and tones, silence, noise).
+AUDIOSET_CLASSES = (
+    "Music", "Musical instrument", "Background music", "Theme music", "Soundtrack music", "Video game music",
+    "Singing", "Applause", "Clapping", "Cheering", "Crowd", "Hubbub, speech noise, speech babble",
+    "Laughter", "Baby laughter", "Giggle", "Snicker", "Belly laugh", "Chuckle, chortle",
+    "Speech", "Conversation", "Narration, monologue", "Speech synthesizer", "Shout",
+    "Beep, bleep", "Sine wave", "Dial tone", "Telephone dialing, DTMF", "Buzzer",
+    "Silence", "Noise", "White noise", "Static",
+)  # fmt: skip
+#: AudioSet classes whose largest logit is a kind's zero-shot score (:func:`zero_shot_scores`).
+ZERO_SHOT_CLASSES = {
+    "music": ("Music",),
+    "applause": ("Applause", "Clapping", "Cheering"),
+    "laughter": ("Laughter", "Baby laughter", "Giggle", "Snicker", "Belly laugh", "Chuckle, chortle"),
+}
+#: Logit given to every class of a recording with no AudioSet patch (no audio at all).
+NO_PATCH_LOGIT = -20.0
 
 
 def segment_descriptors(features: FrameFeatures) -> np.ndarray:
@@ -75,9 +104,51 @@ def segment_descriptors(features: FrameFeatures) -> np.ndarray:
     return np.stack(columns, axis=1)
 
 
-def descriptor_size() -> int:
-    """Descriptors per segment: per context window, mean and std of each feature and cepstral coefficient, plus sounding share."""
-    return len(CONTEXT_SECONDS) * (2 * len(FEATURE_NAMES) + 1 + 2 * config.N_CEPSTRA)
+def descriptor_size(n_audioset: int = 0) -> int:
+    """Descriptors per segment: per context window, mean and std of each feature and cepstral coefficient, plus sounding
+    share; then two per AudioSet class read (``n_audioset``)."""
+    return len(CONTEXT_SECONDS) * (2 * len(FEATURE_NAMES) + 1 + 2 * config.N_CEPSTRA) + 2 * n_audioset
+
+
+def audioset_columns(names: tuple[str, ...]) -> list[int]:
+    """Output columns of AudioSet class ``names`` in the tagger's 521 logits."""
+    order = _audioset_class_names()
+    missing = [n for n in names if n not in order]
+    if missing:
+        raise ParameterError(f"not AudioSet class names: {', '.join(map(repr, missing))}")
+    return [order.index(n) for n in names]
+
+
+@functools.cache
+def _audioset_class_names() -> tuple[str, ...]:
+    from models.audioset import audioset_files  # verifies the pinned files: once per process
+
+    return audioset_files().class_names
+
+
+def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...]) -> np.ndarray:
+    """Logits of AudioSet classes ``names`` at each 0.1 s segment's centre, float64 shape ``(n_segments, len(names))``,
+    linearly interpolated between patch centres (held constant beyond the first and last)."""
+    if features.audioset is None:
+        raise ParameterError("these features carry no AudioSet scores: compute them with "
+                             "FeatureExtractor(audioset=AudioSetModel.shipped())")  # fmt: skip
+    step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
+    t = np.arange(0, features.n_frames, step) * features.frame_seconds
+    logits = features.audioset
+    if not len(logits):
+        return np.full((len(t), len(names)), NO_PATCH_LOGIT)
+    centres = patch_centres(len(logits))
+    return np.stack([np.interp(t, centres, logits[:, c].astype(np.float64)) for c in audioset_columns(names)], axis=1)
+
+
+def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...]) -> np.ndarray:
+    """Per 0.1 s segment and AudioSet class: the interpolated logit and its mean over the long context window,
+    float64 shape ``(n_segments, 2 * len(names))``."""
+    x = audioset_logits_per_segment(features, names)
+    if not len(x):
+        return np.zeros((0, 2 * len(names)))
+    width = max(1, round(CONTEXT_SECONDS[-1] / SEGMENT_SECONDS))
+    return np.concatenate([x, scipy.ndimage.uniform_filter1d(x, size=width, axis=0, mode="nearest")], axis=1)
 
 
 @dataclass(frozen=True)
@@ -85,7 +156,10 @@ class SoundClassifier:
     """Standardise, one tanh hidden layer, softmax over :data:`CLASSES`.
 
     ``mean``, ``scale``: shape (n_dims,); ``w1``: (n_dims, n_hidden); ``b1``: (n_hidden,);
-    ``w2``: (n_hidden, n_classes); ``b2``: (n_classes,).
+    ``w2``: (n_hidden, n_classes); ``b2``: (n_classes,). ``audioset_classes``: the AudioSet
+    classes whose scores follow the frame descriptors (none: frame features only).
+    ``zero_shot``: (kind, logit threshold) pairs of the kinds whose events come from their
+    AudioSet zero-shot score (:func:`zero_shot_scores`) rather than from the network.
     """
 
     mean: np.ndarray
@@ -95,6 +169,15 @@ class SoundClassifier:
     w2: np.ndarray
     b2: np.ndarray
     classes: tuple[str, ...] = CLASSES
+    audioset_classes: tuple[str, ...] = ()
+    zero_shot: tuple[tuple[str, float], ...] = ()
+
+    def descriptors(self, features: FrameFeatures) -> np.ndarray:
+        """What this model reads of ``features``, float64 shape ``(n_segments, n_dims)``."""
+        x = segment_descriptors(features)
+        if not self.audioset_classes:
+            return x
+        return np.concatenate([x, audioset_descriptors(features, self.audioset_classes)], axis=1)
 
     def posteriors(self, descriptors: np.ndarray) -> np.ndarray:
         """Class posteriors, shape ``(n_segments, n_classes)``, rows summing to 1."""
@@ -110,34 +193,59 @@ class SoundClassifier:
     def save(self, path: Path, *, info: dict | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
-                            classes=np.array(self.classes), info=np.array(json.dumps(info or {})))  # fmt: skip
+                            classes=np.array(self.classes), audioset_classes=np.array(self.audioset_classes, dtype=str),
+                            zero_shot_kinds=np.array([k for k, _ in self.zero_shot], dtype=str),
+                            zero_shot_thresholds=np.array([t for _, t in self.zero_shot], dtype=np.float64),
+                            info=np.array(json.dumps(info or {})))  # fmt: skip
 
     @classmethod
     def load(cls, path: Path = DEFAULT_MODEL) -> SoundClassifier:
         """Read the parameters written by :meth:`save`; a missing or malformed file raises ParameterError."""
         try:
             with np.load(path, allow_pickle=False) as z:
-                model = cls(z["mean"], z["scale"], z["w1"], z["b1"], z["w2"], z["b2"], tuple(str(c) for c in z["classes"]))
+                audioset = tuple(str(c) for c in z["audioset_classes"]) if "audioset_classes" in z else ()
+                zero_shot = tuple((str(k), float(t)) for k, t in zip(z["zero_shot_kinds"], z["zero_shot_thresholds"], strict=True)
+                                  ) if "zero_shot_kinds" in z else ()  # fmt: skip
+                model = cls(z["mean"], z["scale"], z["w1"], z["b1"], z["w2"], z["b2"], tuple(str(c) for c in z["classes"]),
+                            audioset, zero_shot)  # fmt: skip
         except (OSError, KeyError, ValueError) as exc:
             raise ParameterError(f"{path}: not a sound classifier ({exc})") from exc
-        if model.w1.shape[0] != descriptor_size() or model.w2.shape[1] != len(model.classes):
-            raise ParameterError(f"{path}: parameters do not fit {descriptor_size()} descriptors")
+        size = descriptor_size(len(model.audioset_classes))
+        if model.w1.shape[0] != size or model.w2.shape[1] != len(model.classes):
+            raise ParameterError(f"{path}: parameters do not fit {size} descriptors")
+        if any(k not in ZERO_SHOT_CLASSES for k, _ in model.zero_shot):
+            raise ParameterError(f"{path}: zero-shot kinds must be among {', '.join(ZERO_SHOT_CLASSES)}")
         return model
 
 
 _CACHE: dict[Path, SoundClassifier] = {}
 
 
-def default_classifier() -> SoundClassifier:
-    """The shipped classifier (``models/detectors/sounds.npz``), loaded once."""
-    if DEFAULT_MODEL not in _CACHE:
-        _CACHE[DEFAULT_MODEL] = SoundClassifier.load(DEFAULT_MODEL)
-    return _CACHE[DEFAULT_MODEL]
+def default_classifier(path: Path = DEFAULT_MODEL) -> SoundClassifier:
+    """A shipped classifier (default ``models/detectors/sounds.npz``; :data:`AUDIOSET_MODEL` reads AudioSet
+    scores too), loaded once."""
+    if path not in _CACHE:
+        _CACHE[path] = SoundClassifier.load(path)
+    return _CACHE[path]
+
+
+def zero_shot_scores(features: FrameFeatures, kinds: tuple[str, ...]) -> np.ndarray:
+    """Per 0.1 s segment and kind, the largest logit of the kind's :data:`ZERO_SHOT_CLASSES`, median filtered over
+    ``MEDIAN_SECONDS``; float64 shape ``(n_segments, len(kinds))``."""
+    names = tuple(n for k in kinds for n in ZERO_SHOT_CLASSES[k])
+    logits = audioset_logits_per_segment(features, names)
+    out, at = np.zeros((len(logits), len(kinds))), 0
+    for k, kind in enumerate(kinds):
+        n = len(ZERO_SHOT_CLASSES[kind])
+        out[:, k] = logits[:, at : at + n].max(axis=1) if len(logits) else out[:, k]
+        at += n
+    width = max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1
+    return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 
 
 def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures) -> np.ndarray:
     """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``."""
-    p = model.posteriors(segment_descriptors(features))
+    p = model.posteriors(model.descriptors(features))
     if not len(p):
         return p
     out = np.empty_like(p)
@@ -158,7 +266,8 @@ def detect_sounds(
     """Music, applause and laughter events (and tones, as ``noise``) from the learned classifier.
 
     ``sensitivities`` maps a class to a value in (0, 1) (default 0.5): an event starts
-    where the smoothed posterior reaches ``1 - sensitivity``. ``score`` of each event is
+    where the smoothed posterior reaches ``1 - sensitivity`` (for a zero-shot kind of the
+    model, its score passed through a logistic centred on the kind's threshold). ``score`` of each event is
     its mean smoothed posterior; ``value`` the same, or for a tone its mean level in dBFS.
     Only the classes named in ``classes`` are turned into events.
     """
@@ -167,6 +276,10 @@ def detect_sounds(
     if features.n_frames == 0:
         return []
     p = smoothed_posteriors(model, features)
+    if model.zero_shot:  # these kinds' scores: 0.5 where the zero-shot logit reaches its threshold
+        z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
+        for j, (kind, threshold) in enumerate(model.zero_shot):
+            p[:, model.classes.index(kind)] = 1.0 / (1.0 + np.exp(-(z[: len(p), j] - threshold)))
     step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
     seg = step * features.frame_seconds
     power = 10.0 ** (features.energy_db[::step].astype(np.float64) / 10.0)  # mean square per segment

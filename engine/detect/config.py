@@ -68,13 +68,22 @@ ACTIVE_MAX_DBFS = -45.0
 #: Default sensitivity of every sound detector, in (0, 1): higher finds more.
 DEFAULT_SENSITIVITY = 0.5
 
-#: Which detector finds music, applause and laughter: ``"rules"`` (the hand-set rules) or
-#: ``"learned"`` (the classifier in models/detectors; its tones are used with either). The rules
-#: stay the default: held out, the classifier raises 25 music and 44 laughter false alarms per
-#: hour of LibriVox (rules: 0 and 63; bench/results/detect_loso.md), and with Whisper, words
-#: inside a detected music event are dropped as invented, so a false music event costs real words.
-SOUND_MODELS = ("rules", "learned")
-DEFAULT_SOUND_MODEL = "rules"
+#: Which detector finds music, applause and laughter: ``"rules"`` (the hand-set rules),
+#: ``"learned"`` (the classifier on frame features) or ``"audioset"`` (the classifier that also
+#: reads AudioSet scores; ingest's default). Held out (bench/results/detect_loso.md) the AudioSet
+#: classifier finds music and applause far better than the rules and raises no false alarm on
+#: LibriVox (rules: 63 laughter events per hour); laughter, taken zero-shot from AudioSet
+#: scores, it finds better too.
+SOUND_MODELS = ("rules", "learned", "audioset")
+DEFAULT_SOUND_MODEL = "audioset"
+
+#: Inside a music event, speech stays audible to the recogniser where webrtcvad hears speech and
+#: AudioSet's "Speech" logit (interpolated to 0.1 s, median over 0.9 s) reaches this. On a sample of
+#: ten corpus music clips (training packages) as beds under LibriVox speech, the logit's 10th
+#: percentile was -1.6 or more; on the same music alone its 90th percentile was -4.8 or less.
+SPEECH_UNDER_MUSIC_LOGIT = -3.0
+#: Speech under music shorter than this is not kept audible, s.
+SPEECH_UNDER_MUSIC_MIN_SECONDS = 0.5
 
 #: A tone event of the learned classifier is kept only when the median log10 spectral flatness
 #: of its loud frames is below this: beeps sit at -4.8 or lower, voiced speech above -3.1.

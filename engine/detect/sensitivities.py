@@ -21,7 +21,8 @@ class DetectorSettings:
         the recording's median, in (0, 1).
     min_word_confidence : words recognised with less confidence count as untranscribed
         sound for X-duration, in [0, 1].
-    sound_model : ``"rules"`` or ``"learned"``: what finds music, applause and laughter.
+    sound_model : ``"rules"``, ``"learned"`` (frame features) or ``"audioset"`` (frame features and AudioSet
+        scores; the analyzer then runs the AudioSet tagger): what finds music, applause and laughter.
     """
 
     vad_aggressiveness: int = config.DEFAULT_VAD_AGGRESSIVENESS

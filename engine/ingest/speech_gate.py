@@ -9,6 +9,9 @@ words on either side into one, and every engine already skips silence cheaply
 (Whisper's voice-activity filter, Vosk's endpointer). Each kept span fades in
 and out over ``config.SPEECH_GATE_FADE_SECONDS`` so that no step in the signal
 sounds like a consonant.
+
+A speech event lying wholly inside a music event (the detectors report speech heard under a
+music bed so) stays audible: the music silences only its time outside such speech.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ def speech_spans(
     duration: float | None = None,
 ) -> list[tuple[float, float]]:
     """The stretches, in seconds, that recognition hears: detected ``speech`` widened by
-    ``pad`` on each side, minus every music, applause, laughter or noise event in ``sounds``.
+    ``pad`` on each side, minus every music, applause, laughter or noise event in ``sounds``
+    (a music event minus the ``speech`` events wholly inside it: speech under a music bed is heard).
 
     Returns sorted, disjoint (start, end) pairs within [0, ``duration``].
     """
@@ -41,20 +45,31 @@ def speech_spans(
             merged[-1][1] = max(merged[-1][1], b)
         elif b > a:
             merged.append([a, b])
-    holes = sorted((e.start, e.end) for e in sounds if e.type in config.NON_SPEECH_EVENT_TYPES)
-    spans: list[tuple[float, float]] = []
-    for a, b in merged:
-        for hole_start, hole_end in holes:
-            if hole_end <= a or hole_start >= b:
-                continue
-            if hole_start > a:
-                spans.append((a, hole_start))
-            a = max(a, hole_end)
-            if a >= b:
-                break
-        if b > a:
-            spans.append((a, b))
-    return spans
+    kept = [e for e in sounds if e.type in config.NON_SPEECH_EVENT_TYPES]
+    holes = sorted(h for e in kept for h in _minus((e.start, e.end), _under(e, speech)))
+    return [span for a, b in merged for span in _minus((a, b), holes)]
+
+
+def _under(sound: Event, speech: Sequence[Event]) -> list[tuple[float, float]]:
+    """The speech events wholly inside ``sound`` when it is music, sorted; none for other sounds."""
+    if sound.type != "music":
+        return []
+    return sorted((e.start, e.end) for e in speech if sound.start <= e.start and e.end <= sound.end)
+
+
+def _minus(span: tuple[float, float], cuts: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of ``span`` outside every one of the sorted ``cuts`` (seconds)."""
+    a, b = span
+    out = []
+    for c, d in cuts:
+        if d <= a or c >= b:
+            continue
+        if c > a:
+            out.append((a, c))
+        a = max(a, d)
+    if b > a:
+        out.append((a, b))
+    return out
 
 
 def span_gain(spans: Sequence[tuple[float, float]], *, first: int, n: int, sr: int,

@@ -12,7 +12,7 @@ from engine import config
 from engine.asr.base import Transcriber, Word
 from engine.audio.decode import AudioInfo, iter_pcm_blocks
 from engine.detect.analyzer import analyze as run_detectors
-from engine.detect.analyzer import audio_events
+from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.events import Event
 from engine.detect.features import FeatureExtractor, FrameFeatures
 from engine.detect.sensitivities import DetectorSettings
@@ -160,7 +160,7 @@ def detect_pass(
 
     Adds the seconds spent to ``times.decode`` and ``times.detect``.
     """
-    extractor = FeatureExtractor(sr=sr, vad_aggressiveness=settings.vad_aggressiveness)
+    extractor = feature_extractor(sr=sr, settings=settings)
     timed = _TimedBlocks(
         iter_pcm_blocks(info.path, sr=sr),
         sr=sr,

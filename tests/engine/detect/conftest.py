@@ -70,3 +70,22 @@ def plain_broadcast(tmp_path_factory: pytest.TempPathFactory) -> Analysed:
     out = tmp_path_factory.mktemp("detect-plain") / "plain.wav"
     truth = build_broadcast(out, stories=STORIES, seed=8, music_beds=False, noise_bursts=False)
     return analyse(out, truth)
+
+
+#: Sentences the learned classifier's tests speak with two espeak-ng voices.
+CLASSIFIER_TEXTS = (
+    "Heavy rain closed the Harbour Bridge in Riverton last night, and the mayor thanked the volunteers.",
+    "Shares in Norland Airways fell after the chief executive warned that fuel costs would cut profits.",
+    "A new frog was found in the cloud forests of northern Peru by a team from Lakeside University.",
+)
+
+
+@pytest.fixture(scope="module")
+def speech_clips() -> list[np.ndarray]:
+    """Six spoken sentences at 16 kHz (three texts, two voices, 160 words a minute), float32 each of shape (n,)."""
+    from tools.tts import SpeechSynthesisError, speak
+
+    try:
+        return [speak(t, voice, 160, sample_rate=16000).audio for t in CLASSIFIER_TEXTS for voice in ("en-us", "en+f2")]
+    except SpeechSynthesisError as exc:
+        pytest.skip(f"espeak-ng is needed for the speech in the fixture: {exc}")

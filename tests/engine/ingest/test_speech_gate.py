@@ -89,3 +89,59 @@ def test_no_word_inside_music_applause_or_laughter(
     assert inside == []
     heard = {e.type for e in transcript.analysis.events}
     assert "speech" in heard and heard & {"music", "applause", "laughter"}  # detections of the first pass are stored
+
+
+def test_speech_wholly_inside_music_stays_audible_but_not_inside_other_sounds() -> None:
+    """The detectors report speech heard under a music bed as speech events inside the music event."""
+    speech = [_event("speech", 0.0, 2.0), _event("speech", 4.0, 6.0), _event("speech", 12.0, 13.0)]
+    sounds = [_event("music", 2.0, 9.0), _event("applause", 11.0, 14.0)]
+    # 4-6 lies inside the music: heard (without pad: the music around it stays silent); 12-13 inside applause: not
+    assert speech_spans(sounds, speech, pad=0.3, duration=20.0) == [(0.0, 2.0), (4.0, 6.0)]
+    # speech only partly inside the music is cut as before
+    assert speech_spans([_event("music", 3.0, 5.0)], [_event("speech", 2.0, 4.0)], pad=0.0) == [(2.0, 3.0)]
+
+
+def test_ingest_first_pass_with_audioset_keeps_a_presenter_over_a_music_bed_audible(tmp_path: Path) -> None:
+    """A real file through ingest's detector pass (sound model "audioset"): the music found around and
+    after the speech is silenced, the speech over the bed is not."""
+    import soundfile as sf
+
+    from engine.detect.sensitivities import DetectorSettings
+    from engine.errors import ModelError
+    from engine.ingest.transcribe import StageTimes, detect_pass
+    from engine.jobs import CancelToken
+    from tools.synth import music_bed
+    from tools.tts import SpeechSynthesisError, speak
+
+    sr = 16000
+    try:
+        said = [speak(t, "en-us", 160, sample_rate=sr).audio for t in STORIES[:2]]
+    except SpeechSynthesisError as exc:
+        pytest.skip(f"espeak-ng is needed: {exc}")
+    rng = np.random.default_rng(5)
+    intro, outro = 6.0, 6.0  # music alone before and after the presenter
+    bed = music_bed(intro + sum(len(s) for s in said) / sr + 0.5 + outro, sample_rate=sr, rng=rng)
+    voice = np.zeros(len(bed), np.float32)
+    at = int(intro * sr)
+    for s in said:
+        voice[at : at + len(s)] += s
+        at += len(s) + sr // 2
+    speech_end = (at - sr // 2) / sr
+    level = np.sqrt(np.mean(np.concatenate(said) ** 2)) / np.sqrt(np.mean(bed**2)) * 10 ** (-14 / 20)
+    wav = tmp_path / "bed.wav"
+    sf.write(wav, np.clip(voice + bed * level, -1, 1), sr, subtype="PCM_16")
+    try:
+        features, (sounds, speech) = detect_pass(probe(wav), sr=sr, settings=DetectorSettings(sound_model="audioset"),
+                                                 cancel=CancelToken(), on_progress=lambda d, t: None,
+                                                 times=StageTimes())  # fmt: skip
+    except ModelError as exc:
+        pytest.skip(f"the AudioSet tagger is not installed here: {exc}")
+    assert features.audioset is not None
+    spans = speech_spans(sounds, speech, duration=features.duration)
+
+    def heard(a: float, b: float) -> float:
+        return sum(max(0.0, min(b, d) - max(a, c)) for c, d in spans) / (b - a)
+
+    assert [e for e in sounds if e.type == "music"], sounds
+    assert heard(intro + 0.5, speech_end - 0.5) > 0.8, (sounds, speech)
+    assert heard(speech_end + 1.5, features.duration - 0.5) < 0.2, (sounds, speech)
