@@ -11,6 +11,8 @@ import soundfile as sf
 
 from engine.asr.base import Word
 from engine.detect import AudioAnalyzer, Detections, FrameFeatures
+from engine.detect.audioset import AudioSetModel
+from engine.errors import ModelError
 from tools.broadcast import BroadcastTruth, build_broadcast
 from tools.sound_clips import ClipsUnavailable
 
@@ -89,3 +91,12 @@ def speech_clips() -> list[np.ndarray]:
         return [speak(t, voice, 160, sample_rate=16000).audio for t in CLASSIFIER_TEXTS for voice in ("en-us", "en+f2")]
     except SpeechSynthesisError as exc:
         pytest.skip(f"espeak-ng is needed for the speech in the fixture: {exc}")
+
+
+@pytest.fixture(scope="session")
+def tagger() -> AudioSetModel:
+    """The shipped AudioSet tagger (skips when its data package is not installed)."""
+    try:
+        return AudioSetModel.shipped()
+    except ModelError as exc:
+        pytest.skip(f"the AudioSet tagger is not installed here: {exc}")

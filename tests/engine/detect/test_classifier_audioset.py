@@ -22,7 +22,7 @@ from engine.detect.classifier import (
     detect_sounds,
 )
 from engine.detect.events import Event
-from engine.errors import ModelError, ParameterError
+from engine.errors import ParameterError
 from engine.ingest.speech_gate import speech_spans
 from tools.sound_clips import ClipsUnavailable, fetch_clips, load_clip
 from tools.synth import music_bed
@@ -30,14 +30,6 @@ from tools.train_detectors import SR, Scene, SpeechPool, fit, negative_scenes, s
 
 #: A few of the model's AudioSet classes keep the fixture small.
 FEW = ("Music", "Speech", "Silence", "Laughter")
-
-
-@pytest.fixture(scope="module")
-def tagger() -> AudioSetModel:
-    try:
-        return AudioSetModel.shipped()
-    except ModelError as exc:
-        pytest.skip(f"the AudioSet tagger is not installed here: {exc}")
 
 
 def _music_scenes(pool: SpeechPool, rng: np.random.Generator, n: int) -> list[Scene]:
