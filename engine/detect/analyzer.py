@@ -21,6 +21,7 @@ import scipy.ndimage
 
 from engine.asr.base import Word
 from engine.detect import config
+from engine.detect.audioset import AudioSetModel
 from engine.detect.classifier import (
     AUDIOSET_MODEL,
     MEDIAN_SECONDS,
@@ -82,9 +83,7 @@ def feature_extractor(*, sr: int, settings: DetectorSettings) -> FeatureExtracto
     ``settings.sound_model == "audioset"`` (raises ``ModelError`` when the tagger is not installed)."""
     tagger = None
     if settings.sound_model == "audioset":
-        from engine.detect.audioset import AudioSetModel  # loads ONNX Runtime: only when asked for
-
-        tagger = AudioSetModel.shipped()
+        tagger = AudioSetModel.shipped()  # ONNX Runtime is loaded here, on first use
     return FeatureExtractor(sr=sr, vad_aggressiveness=settings.vad_aggressiveness, audioset=tagger)
 
 

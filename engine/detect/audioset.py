@@ -10,7 +10,7 @@ scales and zero points of that file (``models/audioset.py`` pins it).
 
 Patch ``i`` covers samples ``[i * PATCH_HOP_SECONDS, i * PATCH_HOP_SECONDS + PATCH_SECONDS)``
 (plus the 15 ms of the last window); :func:`patch_centres` gives its centre in seconds.
-One patch costs about 0.6 ms on one core: 4-5 s per hour of audio.
+Cost: 12.5 s of CPU per hour of audio on one core (`bench/detect_loso_bench.py`, a loaded machine).
 """
 
 from __future__ import annotations
@@ -95,13 +95,6 @@ class AudioSetModel:
             raw = self._session.run(None, {self._input: quantised[i][None, None]})[0]
             out[i] = OUTPUT_SCALE * (raw.reshape(-1).astype(np.float32) - OUTPUT_ZERO)
         return out
-
-    def index(self, name: str) -> int:
-        """Output column of an AudioSet class name (``"Laughter"``)."""
-        try:
-            return self.class_names.index(name)
-        except ValueError:
-            raise ParameterError(f"{name!r} is not an AudioSet class name") from None
 
 
 _SHIPPED: AudioSetModel | None = None

@@ -21,7 +21,6 @@ shipped model of that kind is ``models/detectors/sounds_audioset.npz`` (sound mo
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from engine.detect.features import FEATURE_NAMES, FrameFeatures
 from engine.detect.frames import moving_mean, silence_floor_db
 from engine.detect.sounds import score_to_events
 from engine.errors import ParameterError
+from models.audioset import audioset_files
 
 SEGMENT_SECONDS = 0.1
 CONTEXT_SECONDS = (0.3, 1.2)
@@ -112,18 +112,11 @@ def descriptor_size(n_audioset: int = 0) -> int:
 
 def audioset_columns(names: tuple[str, ...]) -> list[int]:
     """Output columns of AudioSet class ``names`` in the tagger's 521 logits."""
-    order = _audioset_class_names()
+    order = audioset_files().class_names  # verified once per process
     missing = [n for n in names if n not in order]
     if missing:
         raise ParameterError(f"not AudioSet class names: {', '.join(map(repr, missing))}")
     return [order.index(n) for n in names]
-
-
-@functools.cache
-def _audioset_class_names() -> tuple[str, ...]:
-    from models.audioset import audioset_files  # verifies the pinned files: once per process
-
-    return audioset_files().class_names
 
 
 def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...]) -> np.ndarray:

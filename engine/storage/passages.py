@@ -8,6 +8,7 @@ records (see ``engine/storage/schema.py``, migration ``0002_passage_stats``).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -425,27 +426,21 @@ class PassageIndex:
         """The words of the ``(recording id, first word, last word)`` ranges, read by primary key:
         per recording, one run for each group of overlapping or touching ranges, in word order
         (display texts only ``with_display``, else empty)."""
-        display = "COALESCE(display, text)" if with_display else "''"
-        merged: dict[int, list[list[int]]] = {}
+        display = "COALESCE(w.display, w.text)" if with_display else "''"
+        merged: list[tuple[int, int, int]] = []
         for rec, lo, hi in sorted((int(r), int(a), int(b)) for r, a, b in ranges):
-            runs = merged.setdefault(rec, [])
-            if runs and lo <= runs[-1][1] + 1:
-                runs[-1][1] = max(runs[-1][1], hi)
+            if merged and merged[-1][0] == rec and lo <= merged[-1][2] + 1:
+                merged[-1] = (rec, merged[-1][1], max(merged[-1][2], hi))
             else:
-                runs.append([lo, hi])
+                merged.append((rec, lo, hi))
         out: dict[int, list[WordRun]] = {}
-        for rec, runs in merged.items():
-            for lo, hi in runs:
-                rows = self.conn.execute(
-                    f"SELECT idx, start, end, length(text), {display} FROM words"
-                    " WHERE recording_id = ? AND idx BETWEEN ? AND ? ORDER BY idx", [rec, lo, hi]).fetchall()
-                if not rows:
-                    continue
-                cols: list[Sequence[Any]] = list(zip(*rows, strict=True))
-                out.setdefault(rec, []).append(WordRun(
-                    np.asarray(cols[0], dtype=np.int64), np.asarray(cols[1], dtype=np.float64),
-                    np.asarray(cols[2], dtype=np.float64), np.asarray(cols[3], dtype=np.int64),
-                    tuple(cols[4]) if with_display else ()))
+        rows = self._words_in_ranges(merged, f"w.start, w.end, length(w.text), {display}")
+        for key, group in itertools.groupby(rows, key=lambda row: row[0]):
+            cols: list[Sequence[Any]] = list(zip(*group, strict=True))
+            out.setdefault(merged[key][0], []).append(WordRun(
+                np.asarray(cols[1], dtype=np.int64), np.asarray(cols[2], dtype=np.float64),
+                np.asarray(cols[3], dtype=np.float64), np.asarray(cols[4], dtype=np.int64),
+                tuple(cols[5]) if with_display else ()))
         return out
 
     def doc_extents(self, recording_ids: Sequence[int]) -> list[tuple[int, int, int, bool, float | None]]:

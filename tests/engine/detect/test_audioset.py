@@ -49,7 +49,7 @@ def test_a_beep_is_a_beep_not_speech(tagger: AudioSetModel) -> None:
     tone = (0.3 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32)
     logits = audioset_logits(tone, model=tagger).astype(np.float32)
     assert {"Beep, bleep", "Sine wave"} & set(top(tagger, logits, 2))
-    assert logits[:, tagger.index("Speech")].max() < logits[:, tagger.index("Beep, bleep")].min()
+    assert logits[:, tagger.class_names.index("Speech")].max() < logits[:, tagger.class_names.index("Beep, bleep")].min()
 
 
 def test_patches_cover_the_recording_once_every_hop(tagger: AudioSetModel) -> None:
