@@ -244,7 +244,8 @@ def transcribed_words(
 
     A word counts when it is no unknown-word token, has at least the minimum confidence,
     lies mostly inside detected speech and not inside a music, applause, laughter or noise
-    event (event edges widened by ``XD_SOUND_MARGIN_SECONDS``).
+    event (event edges widened by ``XD_SOUND_MARGIN_SECONDS``), unless it lies in speech heard
+    under a music bed (:func:`speech_under_music`): those words are the bed's real speech.
     """
     if not len(words):
         return np.zeros(0, dtype=bool)
@@ -259,7 +260,9 @@ def transcribed_words(
     def widened(events: Sequence[Event]) -> list[Event]:
         return [Event(e.type, e.start - margin, e.end + margin, e.score, e.value) for e in events]
 
-    good &= ~inside_sounds(starts, ends, widened(sounds))
+    music = [e for e in sounds if e.type == "music"]
+    under_music = [e for e in speech if any(min(e.end, m.end) > max(e.start, m.start) for m in music)]
+    good &= ~inside_sounds(starts, ends, widened(sounds)) | inside_sounds(starts, ends, under_music)
     # a word heard outside speech (in a noise burst too short to be an event, say) is no word either
     good &= inside_sounds(starts, ends, widened(speech))
     return good

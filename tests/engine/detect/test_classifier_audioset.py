@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.asr.base import Word
 from engine.detect import DetectorSettings, frame_features
-from engine.detect.analyzer import AudioAnalyzer, audio_events, speech_under_music
+from engine.detect.analyzer import AudioAnalyzer, audio_events, speech_under_music, transcribed_words
 from engine.detect.audioset import AudioSetModel
 from engine.detect.classifier import (
     AUDIOSET_CLASSES,
@@ -121,6 +122,20 @@ def test_speech_under_a_music_bed_stays_audible_to_the_recogniser(tagger: AudioS
     audible = sum(max(0.0, min(b, speech_end) - max(a, start)) for a, b in spans)
     assert audible > 0.6 * (speech_end - start), spans
     assert sum(max(0.0, min(b, end) - max(a, speech_end + 1.0)) for a, b in spans) == 0.0
+
+
+def test_words_spoken_under_a_music_bed_count_as_transcribed(tagger: AudioSetModel, speech_clips: list[np.ndarray]) -> None:
+    """Words the recogniser gives inside speech heard under the bed are real words (no X-duration piles up
+    there); words "heard" in the music alone after the speech are not."""
+    feats, start, speech_end, end = _speech_under_bed(tagger, speech_clips)
+    music = [Event("music", start, end, 1.0, 1.0)]
+    _, speech = audio_events(feats, DetectorSettings())
+    speech = sorted(speech + speech_under_music(feats, music, DetectorSettings()), key=lambda e: e.start)
+    said = [Word(t, t + 0.3, 0.9, "word") for t in np.arange(start + 0.3, speech_end - 0.5, 0.5)]
+    heard = [Word(t, t + 0.3, 0.9, "word") for t in np.arange(speech_end + 1.5, end - 0.5, 0.5)]
+    good = transcribed_words(said + heard, sounds=music, speech=speech, settings=DetectorSettings())
+    assert good[: len(said)].mean() > 0.6, good
+    assert not good[len(said) :].any(), good
 
 
 def test_without_audioset_scores_no_speech_is_kept_under_music(speech_clips: list[np.ndarray], tagger: AudioSetModel) -> None:
