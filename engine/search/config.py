@@ -86,8 +86,9 @@ ANCHOR_WORDS = 30
 #: "passage" returns the ranked passage as it is (two blocks of one indexed story).
 PASSAGE_EXTENTS = ("soft", "passage")
 PASSAGE_EXTENT = "soft"
-#: Soft extents look at most this many words beyond the anchor run on either side.
-EXTENT_REACH_WORDS = 150
+#: Soft extents look at most this many words beyond the anchor run on either side (chosen by
+#: nested leave-one-day-out in `bench/segment_landing_bench.py` from 100, 150 and 200).
+EXTENT_REACH_WORDS = 100
 #: Boundary evidence of a gap between two words (a boundary when it reaches 1): a story start
 #: in the index counts this much, a pause ``EXTENT_PAUSE_WEIGHT`` times its length over
 #: ``EXTENT_PAUSE_SECONDS`` (capped at 1), a sentence ending just before it this much.
