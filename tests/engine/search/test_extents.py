@@ -176,7 +176,11 @@ def test_anchor_run_is_the_densest_run():
     ({"pause_seconds": 0.0}, "pause scale > 0 s"),
     ({"story_weight": -0.5}, "cue weights must be >= 0"),
     ({"pause_inside_words": -1}, "pause_inside_words must be >= 0, got -1"),
-], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight", "negative-story-size"])
+    ({"cohesion_weight": -1.0}, "cohesion weight and feedback hits must be >= 0 and its stretch >= 1 words, got -1.0"),
+    ({"cohesion_words": 0}, r"its stretch >= 1 words, got 0.0, 0, 0"),
+    ({"cohesion_feedback": -2}, r"its stretch >= 1 words, got 0.0, -2, 20"),
+], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight", "negative-story-size",
+        "negative-cohesion", "empty-cohesion-stretch", "negative-feedback"])
 def test_bad_extent_parameters_are_refused(kwargs, message):
     with pytest.raises(ParameterError, match=message):
         ExtentParams(**kwargs)
@@ -282,3 +286,13 @@ def test_feedback_terms_are_those_of_two_cores():
     assert ev is not None
     got = _topic_terms([(ev, (0, 1)), (ev, (4, 4)), (ev, (8, 9)), (None, (0, 0))], 1)
     assert sorted(k for k, v in vocab.items() if v in got) == ["ocean", "polar"]
+
+
+@pytest.mark.parametrize(("core", "words", "message"), [
+    ((3, 2), 2, r"core \(3, 2\) must lie in 0..9"),
+    ((0, 10), 2, r"core \(0, 10\) must lie in 0..9"),
+    ((1, 2), 0, "the stretch be >= 1 words, got 0"),
+], ids=["reversed-core", "core-past-the-end", "empty-stretch"])
+def test_bad_cohesion_cores_are_refused(core, words, message):
+    with pytest.raises(ParameterError, match=message):
+        cohesion_drop(np.arange(10), np.arange(10), 10, core, words=words)
