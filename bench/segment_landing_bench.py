@@ -14,9 +14,10 @@ ingest cuts a punctuated transcript (``segment_recognised``: SENTENCE-START from
 punctuation, Viterbi, a commercial break's spots as one block, stories under 30 words merged)
 by the SENTENCE-START model trained on the other days, its block length chosen on inner
 leave-one-day-out decodes of those days; each story keeps the posterior of the boundary that
-opens it, as ingest stores it. Every index is searched twice in the same run: hits as ranked
+opens it, as ingest stores it. Every index is searched in the same run with the hits as ranked
 (two blocks of one story, as before) and with soft extents (``engine.search.extents``: each hit
-grown from its query words to the boundary evidence around it, what the product does). The
+grown from its query words to the boundary evidence around it, what the product does) in every
+configuration of the grid below. The
 figure of merit is the ratio of R-precision (characters) on our stories to R-precision on the
 true stories, with the same search.
 
