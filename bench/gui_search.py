@@ -75,6 +75,33 @@ def time_queries(db: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+#: The soft extents' reach (words) before the held-out choice: the previous search, timed in the same run.
+PREVIOUS_REACH_WORDS = 150
+
+
+def previous_search_ratio(db: Path, rounds: int = 3) -> dict[str, float]:
+    """The engine's search (100 hits, no filter) as shipped and as it was before the held-out choice
+    of the extents' reach, the full queries interleaved ``rounds`` times: p50 / p95 ms of each and their ratios."""
+    from engine.search import ModelParams, search
+    from engine.search.extents import ExtentParams
+    from engine.storage.store import Store
+
+    previous = ModelParams(extent=ExtentParams(reach_words=PREVIOUS_REACH_WORDS))
+    now: list[float] = []
+    before: list[float] = []
+    with Store(db) as store:
+        for _ in range(rounds):
+            for q in QUERIES:
+                for params, into in ((None, now), (previous, before)):
+                    t0 = time.perf_counter()
+                    search(store, q, limit=100, params=params)
+                    into.append(time.perf_counter() - t0)
+    out = {**_stats("shipped", now), **_stats("previous", before)}
+    out["ratio_p50"] = round(out["shipped_p50_ms"] / out["previous_p50_ms"], 3)
+    out["ratio_p95"] = round(out["shipped_p95_ms"] / out["previous_p95_ms"], 3)
+    return out
+
+
 def _stats(name: str, seconds: list[float]) -> dict[str, float]:
     ms = np.array(seconds) * 1000
     return {f"{name}_n": len(ms), f"{name}_p50_ms": round(float(np.percentile(ms, 50)), 1),
@@ -126,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     db = built_once(CACHE / f"gui-search-{args.hours:g}h.sqlite", f"a {args.hours:g}-hour synthetic library",
                     lambda path: build_library(path, args.hours))
     result = {"hours": args.hours, "words": int(args.hours * 60 * WORDS_PER_MINUTE), "search": time_queries(db),
-              "typing": typing_stall(db), "cpus": os.cpu_count()}
+              "previous": previous_search_ratio(db), "typing": typing_stall(db), "cpus": os.cpu_count()}
     lines = [f"# Search on a {args.hours:g}-hour library ({result['words']:,} words)", "",
              "Latency of :meth:`LibraryReader.search` (engine hot-spot search, 100 hits), ms:", "",
              "| filter | full queries p50 | p95 | max | every typed prefix p50 | p95 | max |",
@@ -134,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     for label, r in result["search"].items():
         lines.append(f"| {label} | {r['full_p50_ms']} | {r['full_p95_ms']} | {r['full_max_ms']} | "
                      f"{r['prefix_p50_ms']} | {r['prefix_p95_ms']} | {r['prefix_max_ms']} |")
+    c = result["previous"]
+    lines += ["", f"Engine search (100 hits, no filter, full queries, interleaved) as shipped against the previous"
+              f" search (soft extents reaching {PREVIOUS_REACH_WORDS} words), same run: p50 {c['shipped_p50_ms']} ms"
+              f" against {c['previous_p50_ms']} ms ({c['ratio_p50']}x), p95 {c['shipped_p95_ms']} ms against"
+              f" {c['previous_p95_ms']} ms ({c['ratio_p95']}x)."]
     t = result["typing"]
     lines += ["", f"Typing {len(QUERIES)} queries in the GUI (a key every 60 ms, a pause after each): longest UI "
               f"stall {t['longest_stall_ms']} ms, {t['stalls_over_50ms']} stalls over 50 ms, "

@@ -79,14 +79,10 @@ def relevant_stories(recordings: Sequence[SourceRecording], topics: Sequence[Top
 TEASER_RUNS = (("teasers as they come", 0.0), ("teasers down-weighted", search_config.TEASER_PENALTY))
 
 
-def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: dict[str, list[tuple[str, int, int]]],
-            *, with_stories: bool, folder: Path, teaser_runs: Sequence[tuple[str, float]] = TEASER_RUNS,
-            passage_extent: str = search_config.PASSAGE_EXTENT) -> dict[str, Any]:
-    """Index the recordings (with their stories or none) and measure landing and R-precision per teaser run."""
-    db = folder / f"landing-{'stories' if with_stories else 'plain'}.sqlite"
-    db.unlink(missing_ok=True)
-    store = Store(db)
-    index_recordings(store, recordings, with_stories=with_stories)
+def judgements(recordings: Sequence[SourceRecording], topics: Sequence[Topic],
+               relevant: dict[str, list[tuple[str, int, int]]]
+               ) -> tuple[dict[str, list[Judgement]], dict[str, list[tuple[str, float, float]]]]:
+    """Per topic: the relevant stories as character judgements, and as (recording, start s, end s)."""
     by_name = {r.name: r for r in recordings}
     qrels: dict[str, list[Judgement]] = {}
     spans: dict[str, list[tuple[str, float, float]]] = {}
@@ -97,39 +93,69 @@ def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: di
             qrels.setdefault(t.id, []).append(
                 Judgement(t.id, doc_id(name), float(chars[a]), float(chars[b] + len(rec.words[b]) - chars[a])))
             spans.setdefault(t.id, []).append((name, float(rec.starts[a]), float(rec.ends[b])))
+    return qrels, spans
+
+
+def run_topics(store: Store, topics: Sequence[Topic], qrels: dict[str, list[Judgement]],
+               spans: dict[str, list[tuple[str, float, float]]], params: ModelParams, *, name: str = "run"
+               ) -> dict[str, Any]:
+    """Search every topic and judge it: per-topic R-precision (chars), passage R-precision and whether
+    the top hit starts / plays from inside a relevant story, their means, and search milliseconds a query."""
+    run, delay_start, delay_play, inside_start, inside_play = {}, [], [], [], []
+    searching = 0.0
+    for t in topics:
+        clock = time.perf_counter()
+        hits = search(store, t.query, limit=DEPTH, hotspot_weight=0, params=params, snippets=False)
+        searching += time.perf_counter() - clock
+        run[t.id] = run_rows(t.id, hits, units="chars")
+        if not hits:
+            inside_start.append(False)
+            inside_play.append(False)
+            continue
+        top = hits[0]
+        if top.matches:
+            delay_start.append(top.matches[0].start - top.start)
+            # the first matched word heard when playing from play_from (the densest run's first)
+            heard = next((w for w in top.matches if w.start >= top.play_from), top.matches[-1])
+            delay_play.append(heard.start - top.play_from)
+        ok = [(a, b) for n, a, b in spans[t.id] if n == top.name]
+        inside_start.append(any(a <= top.start <= b for a, b in ok))
+        inside_play.append(any(a <= top.play_from <= b for a, b in ok))
+    ev = evaluate_run(run, qrels, units="chars", name=name)
+    means = ev.means()
+    return {
+        "median_delay_passage_start_s": float(np.median(delay_start)) if delay_start else float("nan"),
+        "median_delay_play_from_s": float(np.median(delay_play)) if delay_play else float("nan"),
+        "top_hit_in_relevant_story_passage_start": float(np.mean(inside_start)),
+        "top_hit_in_relevant_story_play_from": float(np.mean(inside_play)),
+        "rprec_chars": means["rprec"], "psg_rprec_chars": means["psg_rprec"],
+        "search_ms_per_query": 1000 * searching / max(len(topics), 1),
+        "per_topic": {t.id: {"rprec": ev.per_topic[t.id]["rprec"], "psg_rprec": ev.per_topic[t.id]["psg_rprec"],
+                             "top_in_story": bool(inside_play[k])}
+                      for k, t in enumerate(topics) if t.id in ev.per_topic},
+    }
+
+
+def index_store(recordings: list[SourceRecording], *, with_stories: bool, folder: Path) -> Store:
+    """A fresh index of the recordings, with their stories or none."""
+    db = folder / f"landing-{'stories' if with_stories else 'plain'}.sqlite"
+    db.unlink(missing_ok=True)
+    store = Store(db)
+    index_recordings(store, recordings, with_stories=with_stories)
+    return store
+
+
+def measure(recordings: list[SourceRecording], topics: list[Topic], relevant: dict[str, list[tuple[str, int, int]]],
+            *, with_stories: bool, folder: Path, teaser_runs: Sequence[tuple[str, float]] = TEASER_RUNS,
+            passage_extent: str = search_config.PASSAGE_EXTENT) -> dict[str, Any]:
+    """Index the recordings (with their stories or none) and measure landing and R-precision per teaser run."""
+    store = index_store(recordings, with_stories=with_stories, folder=folder)
+    qrels, spans = judgements(recordings, topics, relevant)
     out: dict[str, Any] = {}
     for label, penalty in teaser_runs:
         params = ModelParams(teaser_penalty=penalty, passage_extent=passage_extent)
-        run, delay_start, delay_play, inside_start, inside_play = {}, [], [], [], []
-        searching = 0.0
-        for t in topics:
-            clock = time.perf_counter()
-            hits = search(store, t.query, limit=DEPTH, hotspot_weight=0, params=params, snippets=False)
-            searching += time.perf_counter() - clock
-            run[t.id] = run_rows(t.id, hits, units="chars")
-            if not hits:
-                inside_start.append(False)
-                inside_play.append(False)
-                continue
-            top = hits[0]
-            if top.matches:
-                delay_start.append(top.matches[0].start - top.start)
-                # the first matched word heard when playing from play_from (the densest run's first)
-                heard = next((w for w in top.matches if w.start >= top.play_from), top.matches[-1])
-                delay_play.append(heard.start - top.play_from)
-            ok = [(a, b) for n, a, b in spans[t.id] if n == top.name]
-            inside_start.append(any(a <= top.start <= b for a, b in ok))
-            inside_play.append(any(a <= top.play_from <= b for a, b in ok))
-        ev = evaluate_run(run, qrels, units="chars", name=label)
-        means = ev.means()
-        out[label] = {
-            "median_delay_passage_start_s": float(np.median(delay_start)),
-            "median_delay_play_from_s": float(np.median(delay_play)),
-            "top_hit_in_relevant_story_passage_start": float(np.mean(inside_start)),
-            "top_hit_in_relevant_story_play_from": float(np.mean(inside_play)),
-            "rprec_chars": means["rprec"], "psg_rprec_chars": means["psg_rprec"],
-            "search_ms_per_query": 1000 * searching / max(len(topics), 1),
-        }
+        out[label] = run_topics(store, topics, qrels, spans, params, name=label)
+        out[label].pop("per_topic")
         print(f"  {label}: {out[label]}", flush=True)
     store.close()
     return out

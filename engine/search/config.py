@@ -86,8 +86,9 @@ ANCHOR_WORDS = 30
 #: "passage" returns the ranked passage as it is (two blocks of one indexed story).
 PASSAGE_EXTENTS = ("soft", "passage")
 PASSAGE_EXTENT = "soft"
-#: Soft extents look at most this many words beyond the anchor run on either side.
-EXTENT_REACH_WORDS = 150
+#: Soft extents look at most this many words beyond the anchor run on either side (chosen by
+#: nested leave-one-day-out in `bench/segment_landing_bench.py` from 100, 150 and 200).
+EXTENT_REACH_WORDS = 100
 #: Boundary evidence of a gap between two words (a boundary when it reaches 1): a story start
 #: in the index counts this much, a pause ``EXTENT_PAUSE_WEIGHT`` times its length over
 #: ``EXTENT_PAUSE_SECONDS`` (capped at 1), a sentence ending just before it this much.
@@ -106,6 +107,17 @@ EXTENT_PAUSE_INSIDE_WORDS = 0
 EXTENT_TRUST_GIVEN_STORIES = True
 #: Whether a soft extent may end inside the ranked passage at strong evidence (else it only grows).
 EXTENT_SHRINK = True
+#: Query-time cohesion: a gap is this much boundary evidence when the ``EXTENT_COHESION_WORDS``
+#: words beyond it (away from the hit's query words) share no term with the hit's core (its
+#: densest run of query words and ``EXTENT_COHESION_WORDS`` words either side). 0 turns it off.
+EXTENT_COHESION_WEIGHT = 0.0
+EXTENT_COHESION_WORDS = 20
+#: Pseudo-relevance feedback for cohesion: terms in the cores of at least two of this many best
+#: hits (the story's other airings, mostly) count as every hit's core. 0 turns it off.
+EXTENT_COHESION_FEEDBACK = 0
+#: Terms of at least this many characters count for cohesion (shorter ones are too common to
+#: tell one story from the next); a final "s" is dropped so "flood" meets "floods".
+COHESION_MIN_CHARS = 4
 #: Soft extents swallow some of the passages ranked after them: this many times the limit
 #: are ranked before the overlaps go.
 EXTENT_OVERFETCH = 2

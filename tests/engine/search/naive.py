@@ -63,3 +63,21 @@ def marked_runs(tok_radius, doc_lo, doc_hi):
 
 
 # -- measures, one character at a time -------------------------------------------------------------
+
+
+def cohesion_drop(term_id, term_word, n, core, words, topic_terms=()):
+    """1 before word j when the ``words`` words beyond the gap (away from the core) hold no core term."""
+    vocab = {int(t) for t, w in zip(term_id, term_word, strict=True) if core[0] <= w <= core[1]} | {int(t) for t in topic_terms}
+    terms_at = [set() for _ in range(n)]
+    for t, w in zip(term_id, term_word, strict=True):
+        terms_at[w].add(int(t))
+    out = np.zeros(n)
+    for j in range(n):
+        if j > core[1] and j + words <= n:
+            stretch = range(j, j + words)
+        elif j <= core[0] and j - words >= 0:
+            stretch = range(j - words, j)
+        else:
+            continue
+        out[j] = float(not any(terms_at[w] & vocab for w in stretch))
+    return out

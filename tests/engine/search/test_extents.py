@@ -7,9 +7,19 @@ import pytest
 
 from engine.errors import ParameterError
 from engine.search import ModelParams, search, transcript_text
-from engine.search.extents import ExtentParams, _Evidence, anchor_run, boundary_evidence, extent_edges
+from engine.search.extents import (
+    ExtentParams,
+    _Evidence,
+    _topic_terms,
+    anchor_run,
+    boundary_evidence,
+    cohesion_drop,
+    cohesion_terms,
+    extent_edges,
+)
 from engine.storage.passages import WordRun
 from engine.storage.store import NewRecording, Store, WordRow
+from tests.engine.search import naive
 
 # Three stories with words of their own, read at 0.4 s a word; a long pause (6 s) before the second
 # and the third, a short one (0.1 s) everywhere else.
@@ -166,7 +176,11 @@ def test_anchor_run_is_the_densest_run():
     ({"pause_seconds": 0.0}, "pause scale > 0 s"),
     ({"story_weight": -0.5}, "cue weights must be >= 0"),
     ({"pause_inside_words": -1}, "pause_inside_words must be >= 0, got -1"),
-], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight", "negative-story-size"])
+    ({"cohesion_weight": -1.0}, "cohesion weight and feedback hits must be >= 0 and its stretch >= 1 words, got -1.0"),
+    ({"cohesion_words": 0}, r"its stretch >= 1 words, got 0.0, 0, 0"),
+    ({"cohesion_feedback": -2}, r"its stretch >= 1 words, got 0.0, -2, 20"),
+], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight", "negative-story-size",
+        "negative-cohesion", "empty-cohesion-stretch", "negative-feedback"])
 def test_bad_extent_parameters_are_refused(kwargs, message):
     with pytest.raises(ParameterError, match=message):
         ExtentParams(**kwargs)
@@ -196,3 +210,89 @@ def test_a_story_cut_weighs_its_posterior():
     np.testing.assert_allclose(ev.evidence, [0, 0, 0.3, 0, 1.0, 0])
     assert _Evidence.of(WordRun(np.array([3, 5]), np.zeros(2), np.zeros(2), np.ones(2, dtype=np.int64), ()), docs,
                         ExtentParams()) is None  # not consecutive: no soft extent
+
+
+# -- query-time cohesion ---------------------------------------------------------------------------
+
+# Three stories of 80 words each with vocabularies of their own, no pause and no cut between them;
+# the query words stand in the middle of the second.
+_A = ["harbour", "fishermen", "quota", "trawler", "cannery", "docks"]
+_B = ["glacier", "iceberg", "melting", "antarctic", "scientists", "expedition"]
+_C = ["orchestra", "symphony", "conductor", "violin", "premiere", "concert"]
+COHESIVE = [[_A[i % 6] for i in range(80)], [_B[i % 6] for i in range(80)], [_C[i % 6] for i in range(80)]]
+COHESIVE[1][38:42] = ["penguin", "colony", "penguin", "colony"]
+
+
+def test_cohesion_drop_marks_where_the_cores_words_stop():
+    # words 0..9; terms: word w holds term w // 5 (two topics of five words), core = words 1..2
+    term_word = np.arange(10)
+    term_id = term_word // 5
+    got = cohesion_drop(term_id, term_word, 10, (1, 2), words=2)
+    np.testing.assert_array_equal(got, [0, 0, 0, 0, 0, 1, 1, 1, 1, 0])  # 3..4 still share; 9: stretch runs out
+    with_topic = cohesion_drop(term_id, term_word, 10, (1, 2), words=2, topic_terms=np.array([1]))
+    np.testing.assert_array_equal(with_topic, np.zeros(10))
+
+
+def test_cohesion_drop_matches_its_naive_twin(rng):
+    for _ in range(50):
+        n = int(rng.integers(2, 60))
+        t = int(rng.integers(0, 3 * n))
+        term_word = np.sort(rng.integers(0, n, t))
+        term_id = rng.integers(0, 12, t)
+        a = int(rng.integers(0, n))
+        core = (a, int(rng.integers(a, n)))
+        words = int(rng.integers(1, 12))
+        topic = rng.integers(0, 15, int(rng.integers(0, 3)))
+        np.testing.assert_array_equal(cohesion_drop(term_id, term_word, n, core, words=words, topic_terms=topic),
+                                      naive.cohesion_drop(term_id, term_word, n, core, words, topic))
+
+
+def test_cohesion_terms_share_ids_and_drop_short_words_and_plurals():
+    ids: dict[str, int] = {}
+    a_id, a_word = cohesion_terms(["The", "Floods", "of", "May,", "flood", "ok"], ids)
+    b_id, _ = cohesion_terms(["FLOOD"], ids)
+    np.testing.assert_array_equal(a_word, [1, 4])  # "The", "of", "May", "ok": stop words or under 4 characters
+    assert a_id[0] == a_id[1] == b_id[0]
+
+
+def test_cohesion_ends_the_hit_where_the_story_changes_without_a_pause(tmp_path):
+    with Store(tmp_path / "index.db") as s:
+        save(s, "bulletin", COHESIVE, pause=0.1, cut=False)
+        plain = search(s, "penguin colony", hotspot_weight=0, limit=5)[0]
+        cohesive = search(s, "penguin colony", hotspot_weight=0, limit=5, params=ModelParams(
+            extent=ExtentParams(cohesion_weight=1.0, cohesion_words=20)))[0]
+        assert (plain.first_word, plain.last_word) != (80, 159)
+        assert (cohesive.first_word, cohesive.last_word) == (80, 159)
+
+
+def test_cohesion_keeps_given_stories_whole(tmp_path):
+    """A story given with the transcript (no posterior) is not cut by cohesion, as by pauses."""
+    with Store(tmp_path / "index.db") as s:
+        rid = save(s, "bulletin", COHESIVE, pause=0.1, cut=False, whole=True)
+        params = ModelParams(extent=ExtentParams(cohesion_weight=1.0, cohesion_words=20))
+        given = search(s, "penguin colony", hotspot_weight=0, limit=5, params=params)[0]
+        with s.atomic():
+            s.conn.execute("UPDATE stories SET confidence = 0.9 WHERE recording_id = ?", [rid])
+        found = search(s, "penguin colony", hotspot_weight=0, limit=5, params=params)[0]
+        assert (given.first_word, given.last_word) != (80, 159)
+        assert (found.first_word, found.last_word) == (80, 159)
+
+
+def test_feedback_terms_are_those_of_two_cores():
+    run = WordRun(np.arange(12), np.arange(12) * 0.4, np.arange(12) * 0.4 + 0.3, np.ones(12, dtype=np.int64),
+                  ("glacier", "iceberg", "ocean", "polar", "ocean", "walrus", "glacier", "tundra", "ocean",
+                   "polar", "snow", "sleet"))
+    ev = _Evidence.of(run, [(0, 11, True, 0.9)], ExtentParams(cohesion_weight=1.0), vocab := {})
+    assert ev is not None
+    got = _topic_terms([(ev, (0, 1)), (ev, (4, 4)), (ev, (8, 9)), (None, (0, 0))], 1)
+    assert sorted(k for k, v in vocab.items() if v in got) == ["ocean", "polar"]
+
+
+@pytest.mark.parametrize(("core", "words", "message"), [
+    ((3, 2), 2, r"core \(3, 2\) must lie in 0..9"),
+    ((0, 10), 2, r"core \(0, 10\) must lie in 0..9"),
+    ((1, 2), 0, "the stretch be >= 1 words, got 0"),
+], ids=["reversed-core", "core-past-the-end", "empty-stretch"])
+def test_bad_cohesion_cores_are_refused(core, words, message):
+    with pytest.raises(ParameterError, match=message):
+        cohesion_drop(np.arange(10), np.arange(10), 10, core, words=words)
