@@ -244,9 +244,10 @@ def zero_shot_scores(features: FrameFeatures, kinds: tuple[str, ...]) -> np.ndar
     return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 
 
-def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures) -> np.ndarray:
-    """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``."""
-    p = model.posteriors(model.descriptors(features))
+def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures, *, descriptors: np.ndarray | None = None) -> np.ndarray:
+    """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``; ``descriptors``:
+    ``model.descriptors(features)`` when already computed."""
+    p = model.posteriors(model.descriptors(features) if descriptors is None else descriptors)
     if not len(p):
         return p
     out = np.empty_like(p)
@@ -276,7 +277,8 @@ def detect_sounds(
     sensitivities = sensitivities or {}
     if features.n_frames == 0:
         return []
-    p = smoothed_posteriors(model, features)
+    x = model.descriptors(features)  # computed once: music shaping reads them too
+    p = smoothed_posteriors(model, features, descriptors=x)
     if model.zero_shot:  # these kinds' scores: 0.5 where the zero-shot logit reaches its threshold
         z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
         for j, (kind, threshold) in enumerate(model.zero_shot):
@@ -289,7 +291,7 @@ def detect_sounds(
         if kind not in EVENT_SHAPE or kind not in classes:
             continue
         if kind == "music" and model.music_shape is not None:
-            events += shaped_music_events(model, features, sensitivity=sensitivities.get(kind, 0.5))
+            events += shaped_music_events(model, features, sensitivity=sensitivities.get(kind, 0.5), descriptors=x)
             continue
         min_s, gap_s = EVENT_SHAPE[kind]
         value = p[:, k] if kind != "tone" else power[: len(p)]
@@ -303,21 +305,23 @@ def detect_sounds(
     return events
 
 
-def raw_music_scores(model: SoundClassifier, features: FrameFeatures) -> tuple[np.ndarray, np.ndarray]:
+def raw_music_scores(model: SoundClassifier, features: FrameFeatures, *,
+                     descriptors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The network's unsmoothed music posterior and AudioSet's "Music" logit (zeros for a model without AudioSet
-    scores) per 0.1 s segment, each float64 shape ``(n_segments,)``."""
-    x = model.descriptors(features)
+    scores) per 0.1 s segment, each float64 shape ``(n_segments,)``; ``descriptors`` as :func:`smoothed_posteriors`."""
+    x = model.descriptors(features) if descriptors is None else descriptors
     p = model.posteriors(x)[:, model.classes.index("music")]
     if "Music" not in model.audioset_classes:
         return p, np.zeros(len(p))
     return p, x[:, descriptor_size(0) + model.audioset_classes.index("Music")]  # the interpolated logit column
 
 
-def shaped_music_events(model: SoundClassifier, features: FrameFeatures, *, sensitivity: float = 0.5) -> list[Event]:
+def shaped_music_events(model: SoundClassifier, features: FrameFeatures, *, sensitivity: float = 0.5,
+                        descriptors: np.ndarray | None = None) -> list[Event]:  # fmt: skip
     """Music events by the model's :class:`~engine.detect.music_beds.MusicShape` (its score, median, bridge and
     hysteresis); ``score`` and ``value`` of each event are its mean music score."""
     shape = model.music_shape or MusicShape()
-    network, zero_shot = raw_music_scores(model, features)
+    network, zero_shot = raw_music_scores(model, features, descriptors=descriptors)
     score = music_score(network, zero_shot, shape, segment_seconds=SEGMENT_SECONDS)
     return [Event(e.type, e.start, min(e.end, features.duration), e.score, e.value)
             for e in music_events(score, shape, segment_seconds=SEGMENT_SECONDS, sensitivity=sensitivity)]  # fmt: skip
