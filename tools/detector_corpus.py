@@ -76,7 +76,20 @@ CATALOGUE: tuple[tuple[str, str, str, int], ...] = (
     ("other", "pingus-data", "usr/share/games/pingus/data/sounds/*", 6),
     ("other", "extremetuxracer-data", "usr/share/games/etr/sounds/*", 6),
     ("other", "frozen-bubble-data", "usr/share/games/frozen-bubble/snd/*", 8),
+    # --- Music beds and telephone speech: Asterisk's music on hold (five tracks by three artists, several
+    # genres, CC-BY-SA-3.0) and its recorded prompts (one professional voice per language, telephone band,
+    # CC-BY-SA-3.0 for en and fr). The prompts are judging speech only, like LibriVox (:data:`JUDGING_SPEECH`).
+    ("music", "asterisk-moh-opsound-wav", "usr/share/asterisk/moh/*.wav", 5),
+    ("speech", "asterisk-core-sounds-en-wav", "usr/share/asterisk/sounds/en_US_f_Allison/*.wav", 40),
+    ("speech", "asterisk-core-sounds-fr-wav", "usr/share/asterisk/sounds/fr_CA_f_June/*.wav", 40),
 )
+
+#: Speech packages kept for judging only, never trained on: LibriVox readers (card names, commands) and
+#: Asterisk's telephone prompts in two languages.
+JUDGING_SPEECH = ("pocketsphinx-testdata", "asterisk-core-sounds-en-wav", "asterisk-core-sounds-fr-wav")
+
+#: Licences of packages whose ``debian/copyright`` is not machine-readable, read from that file by hand.
+LICENCE_BY_PACKAGE = {"asterisk-moh-opsound-wav": "CC-BY-SA-3.0"}
 
 #: Zip archives inside a package whose audio members are unpacked beside them (into ``<archive>.d/``).
 ARCHIVES = {"warzone2100-data": ("usr/share/games/warzone2100/base.wz",)}
@@ -201,7 +214,8 @@ def collect(cache: Path | None = None, *, packages: set[str] | None = None) -> l
             seconds = min(float(info.duration), MAX_CLIP_SECONDS)
             if seconds < 0.3:
                 continue
-            clips.append(CorpusClip(kind, package, version, member, licence_of(copyright_text, member), round(seconds, 2)))
+            licence = LICENCE_BY_PACKAGE.get(package) or licence_of(copyright_text, member)
+            clips.append(CorpusClip(kind, package, version, member, licence, round(seconds, 2)))
     return clips
 
 

@@ -35,11 +35,13 @@ from engine.detect.classifier import (
     SEGMENT_SECONDS,
     SoundClassifier,
     audioset_descriptors,
+    descriptor_size,
     segment_descriptors,
     zero_shot_scores,
 )
 from engine.detect.features import FrameFeatures, frame_features
-from tools.detector_corpus import CorpusClip, default_cache, load_corpus_clip, read_manifest
+from engine.detect.music_beds import MUSIC_SOURCES, MusicShape, music_events, music_score
+from tools.detector_corpus import JUDGING_SPEECH, CorpusClip, default_cache, load_corpus_clip, read_manifest
 from tools.synth import noise_burst
 
 SR = 16000
@@ -420,11 +422,108 @@ def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarr
     return out
 
 
+#: Candidate music shapes (:class:`MusicShape`): score source, median filter (s), longest gap bridged (s) and
+#: hysteresis hold fraction; :func:`choose_music_shape` picks one. The first is the shaping of the other kinds.
+MUSIC_MEDIANS = (0.9, 2.9)
+MUSIC_GAPS = (0.5, 2.0, 4.0)
+MUSIC_LOW_FRACTIONS = (0.6, 0.3)
+#: Onset collar of an event match, seconds; the offset may miss by this or by half the reference event (sed_eval's rule).
+EVENT_COLLAR_SECONDS = 1.0
+
+
+def event_counts(reference: Sequence[tuple[float, float]], estimated: Sequence[tuple[float, float]],
+                 *, collar: float = EVENT_COLLAR_SECONDS) -> tuple[int, int, int]:  # fmt: skip
+    """(hits, false alarms, misses) of ``estimated`` against ``reference`` (``(start, end)`` seconds), one-to-one:
+    a hit starts within ``collar`` of a reference event and ends within ``max(collar, half its length)`` of it."""
+    used = [False] * len(estimated)
+    hits = 0
+    for a, b in reference:
+        for j, (c, d) in enumerate(estimated):
+            if not used[j] and abs(c - a) <= collar and abs(d - b) <= max(collar, 0.5 * (b - a)):
+                used[j] = True
+                hits += 1
+                break
+    return hits, len(estimated) - hits, len(reference) - hits
+
+
+def music_shape_candidates(zero_shot_threshold: float) -> list[MusicShape]:
+    """Every shape of :data:`MUSIC_SOURCES` x :data:`MUSIC_MEDIANS` x :data:`MUSIC_GAPS` x :data:`MUSIC_LOW_FRACTIONS`."""
+    grid = itertools.product(MUSIC_SOURCES, MUSIC_MEDIANS, MUSIC_GAPS, MUSIC_LOW_FRACTIONS)
+    return [MusicShape(source, median, gap, low, zero_shot_threshold) for source, median, gap, low in grid]
+
+
+def shape_name(shape: MusicShape) -> str:
+    """A candidate's name in the chosen-parameters record, e.g. ``"mean median 2.9 gap 2.0 low 0.3"``."""
+    return f"{shape.source} median {shape.median_seconds} gap {shape.max_gap_seconds} low {shape.low_fraction}"
+
+
+def shape_f1(shape: MusicShape, network: Sequence[np.ndarray], zero_shot: Sequence[np.ndarray],
+             references: Sequence[list[tuple[float, float]]]) -> tuple[float, float]:  # fmt: skip
+    """Music event F1 (1 s collar) and segment F1 (0.1 s) of ``shape`` over scenes: per scene the raw network
+    posterior and "Music" logit (each shape ``(n_segments,)``) and the reference music events (seconds)."""
+    hits = false = missed = 0
+    seg_tp = seg_guess = seg_true = 0
+    for p, z, ref in zip(network, zero_shot, references, strict=True):
+        score = music_score(p, z, shape, segment_seconds=SEGMENT_SECONDS)
+        found = [(e.start, e.end) for e in music_events(score, shape, segment_seconds=SEGMENT_SECONDS)]
+        h, f, m = event_counts(ref, found)
+        hits, false, missed = hits + h, false + f, missed + m
+        t = (np.arange(len(p)) + 0.5) * SEGMENT_SECONDS
+        guess = np.zeros(len(p), bool)
+        truth = np.zeros(len(p), bool)
+        for a, b in found:
+            guess |= (t >= a) & (t < b)
+        for a, b in ref:
+            truth |= (t >= a) & (t < b)
+        seg_tp += int(np.sum(guess & truth))
+        seg_guess += int(guess.sum())
+        seg_true += int(truth.sum())
+    return 2 * hits / max(1, 2 * hits + false + missed), 2 * seg_tp / max(1, seg_guess + seg_true)
+
+
+def choose_music_shape(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, np.ndarray]],
+                       *, zero_shot_threshold: float, alpha: float, seed: int = 0, n_inner: int = 3,
+                       audioset_classes: tuple[str, ...] = AUDIOSET_CLASSES
+                       ) -> tuple[MusicShape, dict[str, list[float]]]:  # fmt: skip
+    """The music shape with the best inner leave-packages-out event F1 + segment F1, and every candidate's pair.
+
+    Folds as :func:`choose_alpha` (sound packages dealt into ``n_inner`` groups, each judged by a
+    network with L2 penalty ``alpha`` fitted on the other groups' scenes free of its packages), so
+    every scene's music posterior comes from a network that never heard its package.
+    ``zero_shot_threshold`` is the "Music" logit threshold of the zero-shot and mean sources, chosen on
+    the same scenes (:func:`zero_shot_thresholds`).
+    """
+    if "Music" not in audioset_classes:
+        raise ValueError("choosing a music shape needs a model that reads AudioSet's 'Music' score")
+    packages = sorted({s.package for s in scenes if s.package})
+    groups = [set(packages[i::n_inner]) for i in range(n_inner)]
+    home = [next((g for g, grp in enumerate(groups) if s.package in grp), 0) if s.package else i % n_inner
+            for i, s in enumerate(scenes)]  # fmt: skip
+    column = descriptor_size(0) + audioset_classes.index("Music")
+    network: list[np.ndarray] = [np.zeros(0)] * len(scenes)
+    for g, group in enumerate(groups):
+        rows = [d for s, d, h in zip(scenes, described, home, strict=True)
+                if h != g and not group & {s.package, s.speech_package}]  # fmt: skip
+        judged = [i for i, h in enumerate(home) if h == g]
+        if not rows or not judged:
+            continue
+        model = fit(np.concatenate([x for x, _ in rows]), np.concatenate([y for _, y in rows]), seed=seed, alpha=alpha,
+                    audioset_classes=audioset_classes)  # fmt: skip
+        for i in judged:
+            network[i] = model.posteriors(described[i][0])[:, CLASSES.index("music")]
+    keep = [i for i in range(len(scenes)) if len(network[i]) or not len(described[i][0])]
+    zero_shot = [described[i][0][:, column] for i in keep]
+    references = [[(a, b) for a, b, k in scenes[i].events if k == "music"] for i in keep]
+    candidates = music_shape_candidates(zero_shot_threshold)
+    scores = {shape_name(sh): list(shape_f1(sh, [network[i] for i in keep], zero_shot, references)) for sh in candidates}
+    return max(candidates, key=lambda sh: sum(scores[shape_name(sh)])), scores
+
+
 def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
           audioset_classes: tuple[str, ...] = ()) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
     """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
     the model and how it was chosen. With ``audioset_classes``, the model reads those AudioSet scores too."""
-    clips = [c for c in clips if c.package != HELD_OUT_SPEECH]
+    clips = [c for c in clips if c.package not in JUDGING_SPEECH]
     sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
     speech = [c for c in clips if c.kind == "speech"]
     scenes = build_scenes(sounds, load_speech(speech, cache), cache=cache, seed=seed)
@@ -439,6 +538,12 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
                                           [y for _, y in described], ZERO_SHOT_KINDS)  # fmt: skip
         model = dataclasses.replace(model, zero_shot=tuple(thresholds.items()))
         chosen["zero_shot_thresholds"] = thresholds
+        music = zero_shot_thresholds([zero_shot_scores(f, ("music",)) for f in features], [y for _, y in described],
+                                     ("music",))["music"]  # fmt: skip
+        shape, shape_scores = choose_music_shape(scenes, described, zero_shot_threshold=music, alpha=alpha, seed=seed,
+                                                 audioset_classes=audioset_classes)  # fmt: skip
+        model = dataclasses.replace(model, music_shape=shape)
+        chosen["music_shape"] = {"chosen": dataclasses.asdict(shape), "inner_f1": shape_scores}
     return model, chosen
 
 
@@ -449,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
                              "with AudioSet scores (sounds_audioset.npz), or both")  # fmt: skip
     args = parser.parse_args(argv)
     clips = read_manifest()
-    packages = sorted({c.package for c in clips} - {HELD_OUT_SPEECH})
+    packages = sorted({c.package for c in clips} - set(JUDGING_SPEECH))
     chosen_models = {"frame": [(DEFAULT_MODEL, ())], "audioset": [(AUDIOSET_MODEL, AUDIOSET_CLASSES)]}
     for path, names in chosen_models.get(args.model, chosen_models["frame"] + chosen_models["audioset"]):
         model, chosen = train(clips, cache=default_cache(), audioset_classes=names)

@@ -33,6 +33,7 @@ from engine.detect.audioset import patch_centres
 from engine.detect.events import Event
 from engine.detect.features import FEATURE_NAMES, FrameFeatures
 from engine.detect.frames import moving_mean, silence_floor_db
+from engine.detect.music_beds import MusicShape, music_events, music_score
 from engine.detect.sounds import score_to_events
 from engine.errors import ParameterError
 from models.audioset import audioset_files
@@ -153,6 +154,7 @@ class SoundClassifier:
     classes whose scores follow the frame descriptors (none: frame features only).
     ``zero_shot``: (kind, logit threshold) pairs of the kinds whose events come from their
     AudioSet zero-shot score (:func:`zero_shot_scores`) rather than from the network.
+    ``music_shape``: how music events are made (:mod:`engine.detect.music_beds`); none: like the other kinds.
     """
 
     mean: np.ndarray
@@ -164,6 +166,7 @@ class SoundClassifier:
     classes: tuple[str, ...] = CLASSES
     audioset_classes: tuple[str, ...] = ()
     zero_shot: tuple[tuple[str, float], ...] = ()
+    music_shape: MusicShape | None = None
 
     def descriptors(self, features: FrameFeatures) -> np.ndarray:
         """What this model reads of ``features``, float64 shape ``(n_segments, n_dims)``."""
@@ -189,6 +192,7 @@ class SoundClassifier:
                             classes=np.array(self.classes), audioset_classes=np.array(self.audioset_classes, dtype=str),
                             zero_shot_kinds=np.array([k for k, _ in self.zero_shot], dtype=str),
                             zero_shot_thresholds=np.array([t for _, t in self.zero_shot], dtype=np.float64),
+                            music_shape=np.array(self.music_shape.to_json() if self.music_shape else ""),
                             info=np.array(json.dumps(info or {})))  # fmt: skip
 
     @classmethod
@@ -199,10 +203,14 @@ class SoundClassifier:
                 audioset = tuple(str(c) for c in z["audioset_classes"]) if "audioset_classes" in z else ()
                 zero_shot = tuple((str(k), float(t)) for k, t in zip(z["zero_shot_kinds"], z["zero_shot_thresholds"], strict=True)
                                   ) if "zero_shot_kinds" in z else ()  # fmt: skip
+                shape_text = str(z["music_shape"]) if "music_shape" in z else ""
+                music_shape = MusicShape.from_json(shape_text) if shape_text else None
                 model = cls(z["mean"], z["scale"], z["w1"], z["b1"], z["w2"], z["b2"], tuple(str(c) for c in z["classes"]),
-                            audioset, zero_shot)  # fmt: skip
-        except (OSError, KeyError, ValueError) as exc:
+                            audioset, zero_shot, music_shape)  # fmt: skip
+        except (OSError, KeyError, ValueError, ParameterError) as exc:
             raise ParameterError(f"{path}: not a sound classifier ({exc})") from exc
+        if model.music_shape and model.music_shape.source != "network" and "Music" not in model.audioset_classes:
+            raise ParameterError(f"{path}: its music shape reads AudioSet's 'Music' score, which the model does not read")
         size = descriptor_size(len(model.audioset_classes))
         if model.w1.shape[0] != size or model.w2.shape[1] != len(model.classes):
             raise ParameterError(f"{path}: parameters do not fit {size} descriptors")
@@ -236,9 +244,10 @@ def zero_shot_scores(features: FrameFeatures, kinds: tuple[str, ...]) -> np.ndar
     return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 
 
-def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures) -> np.ndarray:
-    """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``."""
-    p = model.posteriors(model.descriptors(features))
+def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures, *, descriptors: np.ndarray | None = None) -> np.ndarray:
+    """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``; ``descriptors``:
+    ``model.descriptors(features)`` when already computed."""
+    p = model.posteriors(model.descriptors(features) if descriptors is None else descriptors)
     if not len(p):
         return p
     out = np.empty_like(p)
@@ -268,7 +277,8 @@ def detect_sounds(
     sensitivities = sensitivities or {}
     if features.n_frames == 0:
         return []
-    p = smoothed_posteriors(model, features)
+    x = model.descriptors(features)  # computed once: music shaping reads them too
+    p = smoothed_posteriors(model, features, descriptors=x)
     if model.zero_shot:  # these kinds' scores: 0.5 where the zero-shot logit reaches its threshold
         z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
         for j, (kind, threshold) in enumerate(model.zero_shot):
@@ -280,6 +290,9 @@ def detect_sounds(
     for k, kind in enumerate(model.classes):
         if kind not in EVENT_SHAPE or kind not in classes:
             continue
+        if kind == "music" and model.music_shape is not None:
+            events += shaped_music_events(model, features, sensitivity=sensitivities.get(kind, 0.5), descriptors=x)
+            continue
         min_s, gap_s = EVENT_SHAPE[kind]
         value = p[:, k] if kind != "tone" else power[: len(p)]
         found = score_to_events(EVENT_TYPE[kind], p[:, k], value, frame_seconds=seg,
@@ -290,6 +303,28 @@ def detect_sounds(
             v = e.value if kind != "tone" else 10.0 * np.log10(max(e.value, 1e-12))  # mean power as dBFS
             events.append(Event(e.type, e.start, min(e.end, features.duration), e.score, v))
     return events
+
+
+def raw_music_scores(model: SoundClassifier, features: FrameFeatures, *,
+                     descriptors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The network's unsmoothed music posterior and AudioSet's "Music" logit (zeros for a model without AudioSet
+    scores) per 0.1 s segment, each float64 shape ``(n_segments,)``; ``descriptors`` as :func:`smoothed_posteriors`."""
+    x = model.descriptors(features) if descriptors is None else descriptors
+    p = model.posteriors(x)[:, model.classes.index("music")]
+    if "Music" not in model.audioset_classes:
+        return p, np.zeros(len(p))
+    return p, x[:, descriptor_size(0) + model.audioset_classes.index("Music")]  # the interpolated logit column
+
+
+def shaped_music_events(model: SoundClassifier, features: FrameFeatures, *, sensitivity: float = 0.5,
+                        descriptors: np.ndarray | None = None) -> list[Event]:  # fmt: skip
+    """Music events by the model's :class:`~engine.detect.music_beds.MusicShape` (its score, median, bridge and
+    hysteresis); ``score`` and ``value`` of each event are its mean music score."""
+    shape = model.music_shape or MusicShape()
+    network, zero_shot = raw_music_scores(model, features, descriptors=descriptors)
+    score = music_score(network, zero_shot, shape, segment_seconds=SEGMENT_SECONDS)
+    return [Event(e.type, e.start, min(e.end, features.duration), e.score, e.value)
+            for e in music_events(score, shape, segment_seconds=SEGMENT_SECONDS, sensitivity=sensitivity)]  # fmt: skip
 
 
 def _tonal(features: FrameFeatures, start: float, end: float) -> bool:

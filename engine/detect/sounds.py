@@ -65,8 +65,12 @@ def score_to_events(
     active: np.ndarray | None = None,
     grow_seconds: float = 0.0,
     min_core_seconds: float = 0.0,
+    low_fraction: float = config.LOW_FRACTION,
 ) -> list[Event]:
     """Events of ``kind`` where ``score`` (per frame, in [0, 1]) is high; ``value`` is averaged over each.
+
+    An event opens where ``score`` reaches ``1 - sensitivity`` and holds while it stays above
+    ``low_fraction`` of that (hysteresis).
 
     With ``active`` (bool per frame), each region first grows over adjoining active frames
     by up to ``grow_seconds`` on each side: a window score is high only near the middle
@@ -74,7 +78,7 @@ def score_to_events(
     than ``min_core_seconds`` are dropped before they grow.
     """
     high = 1.0 - _sensitivity(sensitivity)
-    mask = hysteresis(score, high=high, low=high * config.LOW_FRACTION)
+    mask = hysteresis(score, high=high, low=high * low_fraction)
     if min_core_seconds > 0:
         mask = close_and_prune(mask, max_gap=0, min_length=frames_of(min_core_seconds, frame_seconds))
     if active is not None and grow_seconds > 0:
