@@ -36,11 +36,11 @@ from engine.detect.classifier import (
     SoundClassifier,
     audioset_descriptors,
     segment_descriptors,
-    zero_shot_scores,
 )
 from engine.detect.features import FrameFeatures, frame_features
 from tools.detector_corpus import CorpusClip, default_cache, load_corpus_clip, read_manifest
 from tools.synth import noise_burst
+from tools.train_laughter import choose_laughter_head, laughter_pairs
 
 SR = 16000
 SPEECH_DBFS = -22.0
@@ -52,8 +52,8 @@ SCENE_KINDS = ("pause", "over", "alone")
 OTHER_WEIGHT = 8
 #: Real speech kept for judging only, never trained on (LibriVox, card names, commands).
 HELD_OUT_SPEECH = "pocketsphinx-testdata"
-#: Kinds the AudioSet model takes from their zero-shot AudioSet score instead of the network (chosen on the
-#: leave-one-package-out bench, where the network with AudioSet scores found laughter less well than the score alone).
+#: Kinds the network with AudioSet scores found less well than their zero-shot AudioSet score on the
+#: leave-one-package-out bench; the shipped model now takes laughter from its own head (``tools/train_laughter.py``).
 ZERO_SHOT_KINDS = ("laughter",)
 #: Candidate logit thresholds of a zero-shot score; :func:`zero_shot_thresholds` picks one per kind.
 ZERO_SHOT_THRESHOLDS = np.arange(-10.0, 6.01, 0.5)
@@ -434,11 +434,11 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
     x, y = np.concatenate([x for x, _ in described]), np.concatenate([y for _, y in described])
     model = fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes)
     chosen: dict[str, object] = {"alpha": alpha, "inner_macro_f1": scores}
-    if audioset_classes:
-        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features],
-                                          [y for _, y in described], ZERO_SHOT_KINDS)  # fmt: skip
-        model = dataclasses.replace(model, zero_shot=tuple(thresholds.items()))
-        chosen["zero_shot_thresholds"] = thresholds
+    if audioset_classes:  # laughter from its own head (engine.detect.laughter), chosen in inner folds
+        head, chosen["laughter_head"] = choose_laughter_head(
+            [s.package for s in scenes], laughter_pairs(features, [y for _, y in described]),
+            speech_packages=[s.speech_package for s in scenes], seed=seed)  # fmt: skip
+        model = dataclasses.replace(model, laughter_head=head)
     return model, chosen
 
 
@@ -455,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         model, chosen = train(clips, cache=default_cache(), audioset_classes=names)
         model.save(path, info={"packages": packages, "clips": len(clips), **chosen})
         print(f"{path.name}: L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']}); "
-              f"zero-shot thresholds {chosen.get('zero_shot_thresholds', {})}")
+              f"laughter head {chosen.get('laughter_head', {})}")
         print(f"wrote {path} from {len(clips)} clips of {len(packages)} packages")
     return 0
 
