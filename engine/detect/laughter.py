@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 import scipy.ndimage
 
-from engine.detect.classifier import SEGMENT_SECONDS, audioset_descriptors, descriptor_size, segment_descriptors
+from engine.detect.classifier import (
+    SEGMENT_SECONDS,
+    ZERO_SHOT_CLASSES,
+    audioset_descriptors,
+    descriptor_size,
+    segment_descriptors,
+)
 from engine.detect.events import Event
 from engine.detect.features import FrameFeatures
 from engine.detect.sounds import score_to_events
@@ -51,7 +57,9 @@ class LaughterHead:
 
     ``mean``, ``scale``, ``coef``: shape ``(n_dims,)``; ``intercept``: the bias; ``threshold``: the
     probability (0-1) where an event starts; ``median_seconds``: smoothing window; ``min_seconds``
-    and ``gap_seconds``: shortest event kept and longest gap bridged, in seconds.
+    and ``gap_seconds``: shortest event kept and longest gap bridged, in seconds. ``zero_shot``: the
+    head ignores ``coef`` and reads YAMNet's largest laughter logit plus ``intercept`` (the zero-shot
+    score, one candidate the inner folds may choose).
     """
 
     mean: np.ndarray
@@ -63,13 +71,18 @@ class LaughterHead:
     min_seconds: float = 0.6
     gap_seconds: float = 0.5
     classes: tuple[str, ...] = HEAD_CLASSES
+    zero_shot: bool = False
 
     def probabilities(self, descriptors: np.ndarray) -> np.ndarray:
         """Laughter probability per segment, shape ``(n_segments,)``, of descriptors ``(n_segments, n_dims)``."""
         x = np.asarray(descriptors, dtype=np.float64)
         if x.ndim != 2 or x.shape[1] != self.coef.shape[0]:
             raise ParameterError(f"laughter head descriptors must have shape (n, {self.coef.shape[0]}), got {x.shape}")
-        z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
+        if self.zero_shot:
+            kinds = [descriptor_size() + i for i, c in enumerate(self.classes) if c in ZERO_SHOT_CLASSES["laughter"]]
+            z = x[:, kinds].max(axis=1) + self.intercept if kinds else np.full(len(x), -40.0)
+        else:
+            z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
 
     def scores(self, features: FrameFeatures) -> np.ndarray:
@@ -88,7 +101,8 @@ class LaughterHead:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The head as named arrays, for a model file."""
-        shape = np.array([self.intercept, self.threshold, self.median_seconds, self.min_seconds, self.gap_seconds])
+        shape = np.array([self.intercept, self.threshold, self.median_seconds, self.min_seconds, self.gap_seconds,
+                          float(self.zero_shot)])  # fmt: skip
         return {f"{PREFIX}mean": self.mean, f"{PREFIX}scale": self.scale, f"{PREFIX}coef": self.coef,
                 f"{PREFIX}numbers": shape, f"{PREFIX}classes": np.array(self.classes, dtype=str)}  # fmt: skip
 
@@ -98,9 +112,9 @@ class LaughterHead:
         if f"{PREFIX}coef" not in arrays:
             return None
         get = arrays.__getitem__
-        intercept, threshold, median, shortest, gap = (float(v) for v in get(f"{PREFIX}numbers"))
+        intercept, threshold, median, shortest, gap, zero_shot = (float(v) for v in get(f"{PREFIX}numbers"))
         head = cls(get(f"{PREFIX}mean"), get(f"{PREFIX}scale"), get(f"{PREFIX}coef"), intercept, threshold, median,
-                   shortest, gap, tuple(str(c) for c in get(f"{PREFIX}classes")))  # fmt: skip
+                   shortest, gap, tuple(str(c) for c in get(f"{PREFIX}classes")), bool(zero_shot))  # fmt: skip
         size = descriptor_size(len(head.classes))
         if head.coef.shape != (size,) or head.mean.shape != (size,) or not 0.0 < threshold < 1.0:
             raise ParameterError(f"laughter head parameters do not fit {size} descriptors and a threshold in (0, 1)")

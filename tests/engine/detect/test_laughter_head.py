@@ -96,7 +96,7 @@ def test_a_model_without_a_head_loads_without_one(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [({"laughter_coef": np.zeros(3)}, r"laughter head parameters do not fit"),
-     ({"laughter_numbers": np.array([0.0, 1.5, 0.9, 0.6, 0.5])}, r"a threshold in \(0, 1\)")],
+     ({"laughter_numbers": np.array([0.0, 1.5, 0.9, 0.6, 0.5, 0.0])}, r"a threshold in \(0, 1\)")],
     ids=["wrong-size", "threshold-out-of-range"],
 )  # fmt: skip
 def test_malformed_head_parameters_are_refused(change: dict[str, np.ndarray], message: str) -> None:
@@ -145,3 +145,35 @@ def test_inner_folds_choose_a_threshold_that_keeps_speech_free_of_laughter() -> 
 def test_head_descriptors_need_audioset_scores(speech_clips: list[np.ndarray]) -> None:
     with pytest.raises(ParameterError, match=r"these features carry no AudioSet scores"):
         head_descriptors(frame_features(speech_clips[0][: SR // 2], sr=SR))
+
+
+def test_the_zero_shot_candidate_reads_the_largest_laughter_logit_and_is_saved(tmp_path: Path) -> None:
+    size = descriptor_size(len(HEAD_CLASSES))
+    head = LaughterHead(np.zeros(size), np.ones(size), np.zeros(size), 5.0, threshold=0.2, zero_shot=True)
+    x = np.zeros((3, size))
+    first = descriptor_size()  # the logits of HEAD_CLASSES follow the frame descriptors; the laughter kinds lead
+    x[:, first : first + 6] = [[-9.0, -7.0, -8, -8, -8, -8], [-3.0, -8, -8, -8, -8, -8], [-8, -8, -8, -8, -8, 1.0]]
+    x[:, first + 6] = 9.0  # Speech: ignored by the zero-shot score
+    np.testing.assert_allclose(head.probabilities(x), 1 / (1 + np.exp(-np.array([-2.0, 2.0, 6.0]))))
+    loaded = LaughterHead.from_arrays(head.arrays())
+    assert loaded is not None and loaded.zero_shot and loaded.threshold == 0.2
+    np.testing.assert_allclose(loaded.probabilities(x), head.probabilities(x))
+
+
+def test_inner_folds_keep_the_zero_shot_score_when_no_head_beats_it() -> None:
+    """Only the largest laughter logit tells laughter (one kind at a time, at random): no linear head can match it."""
+    rng = np.random.default_rng(8)
+    size = descriptor_size(len(HEAD_CLASSES))
+    first = descriptor_size()
+    pairs, packages = [], []
+    for i in range(30):
+        y = np.zeros(60, dtype=bool)
+        x = rng.standard_normal((60, size))
+        x[:, first : first + 6] = -8.0 + 0.3 * rng.standard_normal((60, 6))
+        if i % 2:
+            y[15:45] = True
+            x[np.flatnonzero(y), first + rng.integers(0, 6, 30)] = 2.0
+        pairs.append((x, y))
+        packages.append(f"pkg{i % 6}" if i % 2 else "")
+    head, info = choose_laughter_head(packages, pairs, seed=0)
+    assert head.zero_shot and info["C"] == "zero-shot", info
