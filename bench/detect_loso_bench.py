@@ -325,7 +325,7 @@ def markdown(result: dict) -> str:
         "# Sound detectors, leave one package out",
         "",
         f"Held-out mixtures: {result['audio_minutes']:.0f} min of audio over {len(result['folds'])} folds "
-        f"(one per Debian package); seed {result['seed']}. Event F1 (1 s collar) / segment F1 (100 ms), sed_eval.",
+        f"(one per Debian or PyPI package); seed {result['seed']}. Event F1 (1 s collar) / segment F1 (100 ms), sed_eval.",
         "",
         "| class | condition | events | " + " | ".join(m if m != "rules" else "today's rules" for m in METHODS) + " | target |",
         "| --- | --- | --- | " + " | ".join("---" for _ in METHODS) + " | --- |",
