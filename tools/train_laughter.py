@@ -20,9 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.ndimage
 
-from engine.detect.classifier import CLASSES, SEGMENT_SECONDS
+from engine.detect.classifier import CLASSES, SEGMENT_SECONDS, descriptor_size
 from engine.detect.features import FrameFeatures
-from engine.detect.laughter import HEAD_CLASSES, LaughterHead, head_descriptors, head_size, rescaled
+from engine.detect.laughter import HEAD_CLASSES, LaughterHead, head_descriptors, rescaled
 
 #: Candidate inverse L2 penalties (scikit-learn's ``C``) of the logistic head.
 HEAD_CS = (0.01, 0.1, 1.0)
@@ -139,7 +139,7 @@ def choose_laughter_head(packages: Sequence[str], pairs: Sequence[Pair], *, spee
     table: dict[str, float] = {}
     size = pairs[0][0].shape[1]
     zero_shot = LaughterHead(np.zeros(size), np.ones(size), np.zeros(size), ZERO_SHOT_BIAS, zero_shot=True)
-    readable = size == head_size(len(HEAD_CLASSES))  # descriptors that hold the laughter logits
+    readable = size == descriptor_size(len(HEAD_CLASSES))  # descriptors that hold the laughter logits
     for c in (*HEAD_CS, None) if readable else HEAD_CS:  # None: the zero-shot score, no fit
         probs, truths = [], []
         if c is None:

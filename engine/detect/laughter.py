@@ -23,7 +23,6 @@ import numpy as np
 import scipy.ndimage
 
 from engine.detect.classifier import (
-    NO_PATCH_LOGIT,
     SEGMENT_SECONDS,
     ZERO_SHOT_CLASSES,
     audioset_descriptors,
@@ -47,20 +46,9 @@ PREFIX = "laughter_"
 
 
 def head_descriptors(features: FrameFeatures, classes: tuple[str, ...] = HEAD_CLASSES) -> np.ndarray:
-    """What the head reads per 0.1 s segment: frame descriptors, AudioSet descriptors of ``classes``, then the
-    largest laughter-kind logit at the segment and over the long window; float64 shape ``(n_segments, head_size(k))``."""
-    scores = audioset_descriptors(features, classes)
-    kinds = [i for i, c in enumerate(classes) if c in ZERO_SHOT_CLASSES["laughter"]]
-    if kinds:
-        top = np.stack([scores[:, kinds].max(axis=1), scores[:, [len(classes) + i for i in kinds]].max(axis=1)], axis=1)
-    else:
-        top = np.full((len(scores), 2), NO_PATCH_LOGIT)
-    return np.concatenate([segment_descriptors(features), scores, top], axis=1)
-
-
-def head_size(n_classes: int) -> int:
-    """Descriptors per segment the head reads with ``n_classes`` AudioSet classes."""
-    return descriptor_size(n_classes) + 2
+    """What the head reads per 0.1 s segment: frame descriptors then AudioSet descriptors of ``classes``,
+    float64 shape ``(n_segments, n_dims)``."""
+    return np.concatenate([segment_descriptors(features), audioset_descriptors(features, classes)], axis=1)
 
 
 @dataclass(frozen=True)
@@ -127,7 +115,7 @@ class LaughterHead:
         intercept, threshold, median, shortest, gap, zero_shot = (float(v) for v in get(f"{PREFIX}numbers"))
         head = cls(get(f"{PREFIX}mean"), get(f"{PREFIX}scale"), get(f"{PREFIX}coef"), intercept, threshold, median,
                    shortest, gap, tuple(str(c) for c in get(f"{PREFIX}classes")), bool(zero_shot))  # fmt: skip
-        size = head_size(len(head.classes))
+        size = descriptor_size(len(head.classes))
         if head.coef.shape != (size,) or head.mean.shape != (size,) or not 0.0 < threshold < 1.0:
             raise ParameterError(f"laughter head parameters do not fit {size} descriptors and a threshold in (0, 1)")
         return head
