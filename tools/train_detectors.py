@@ -36,6 +36,7 @@ from engine.detect.classifier import (
     SoundClassifier,
     audioset_descriptors,
     segment_descriptors,
+    zero_shot_scores,
 )
 from engine.detect.features import FrameFeatures, frame_features
 from tools.detector_corpus import CorpusClip, default_cache, load_corpus_clip, read_manifest
@@ -52,8 +53,9 @@ SCENE_KINDS = ("pause", "over", "alone")
 OTHER_WEIGHT = 8
 #: Real speech kept for judging only, never trained on (LibriVox, card names, commands).
 HELD_OUT_SPEECH = "pocketsphinx-testdata"
-#: Kinds the network with AudioSet scores found less well than their zero-shot AudioSet score on the
-#: leave-one-package-out bench; the shipped model now takes laughter from its own head (``tools/train_laughter.py``).
+#: Kinds the AudioSet model takes from their zero-shot AudioSet score instead of the network (chosen on the
+#: leave-one-package-out bench, where the network with AudioSet scores, and the laughter head of
+#: ``tools/train_laughter.py``, found laughter less well than the score alone).
 ZERO_SHOT_KINDS = ("laughter",)
 #: Candidate logit thresholds of a zero-shot score; :func:`zero_shot_thresholds` picks one per kind.
 ZERO_SHOT_THRESHOLDS = np.arange(-10.0, 6.01, 0.5)
@@ -420,10 +422,11 @@ def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarr
     return out
 
 
-def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
-          audioset_classes: tuple[str, ...] = ()) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
+def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0, audioset_classes: tuple[str, ...] = (),
+          laughter_head: bool = False) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
     """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
-    the model and how it was chosen. With ``audioset_classes``, the model reads those AudioSet scores too."""
+    the model and how it was chosen. With ``audioset_classes``, the model reads those AudioSet scores too and
+    takes laughter from the zero-shot score, or with ``laughter_head`` from a laughter head chosen in inner folds."""
     clips = [c for c in clips if c.package != HELD_OUT_SPEECH]
     sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
     speech = [c for c in clips if c.kind == "speech"]
@@ -434,11 +437,16 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
     x, y = np.concatenate([x for x, _ in described]), np.concatenate([y for _, y in described])
     model = fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes)
     chosen: dict[str, object] = {"alpha": alpha, "inner_macro_f1": scores}
-    if audioset_classes:  # laughter from its own head (engine.detect.laughter), chosen in inner folds
-        head, chosen["laughter_head"] = choose_laughter_head(
-            [s.package for s in scenes], laughter_pairs(features, [y for _, y in described]),
-            speech_packages=[s.speech_package for s in scenes], seed=seed)  # fmt: skip
-        model = dataclasses.replace(model, laughter_head=head)
+    if audioset_classes:
+        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features],
+                                          [y for _, y in described], ZERO_SHOT_KINDS)  # fmt: skip
+        model = dataclasses.replace(model, zero_shot=tuple(thresholds.items()))
+        chosen["zero_shot_thresholds"] = thresholds
+        if laughter_head:  # laughter from its own head (engine.detect.laughter), chosen in inner folds
+            head, chosen["laughter_head"] = choose_laughter_head(
+                [s.package for s in scenes], laughter_pairs(features, [y for _, y in described]),
+                speech_packages=[s.speech_package for s in scenes], seed=seed)  # fmt: skip
+            model = dataclasses.replace(model, laughter_head=head)
     return model, chosen
 
 
@@ -447,15 +455,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", choices=("frame", "audioset", "both"), default="both",
                         help="which shipped model to retrain: frame features only (sounds.npz), "
                              "with AudioSet scores (sounds_audioset.npz), or both")  # fmt: skip
+    parser.add_argument("--laughter-head", action="store_true",
+                        help="take the AudioSet model's laughter from a laughter head chosen in inner folds "
+                             "(tools/train_laughter.py) instead of the zero-shot score")  # fmt: skip
     args = parser.parse_args(argv)
     clips = read_manifest()
     packages = sorted({c.package for c in clips} - {HELD_OUT_SPEECH})
     chosen_models = {"frame": [(DEFAULT_MODEL, ())], "audioset": [(AUDIOSET_MODEL, AUDIOSET_CLASSES)]}
     for path, names in chosen_models.get(args.model, chosen_models["frame"] + chosen_models["audioset"]):
-        model, chosen = train(clips, cache=default_cache(), audioset_classes=names)
+        model, chosen = train(clips, cache=default_cache(), audioset_classes=names, laughter_head=args.laughter_head)
         model.save(path, info={"packages": packages, "clips": len(clips), **chosen})
         print(f"{path.name}: L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']}); "
-              f"laughter head {chosen.get('laughter_head', {})}")
+              f"zero-shot thresholds {chosen.get('zero_shot_thresholds', {})}; laughter head {chosen.get('laughter_head', {})}")
         print(f"wrote {path} from {len(clips)} clips of {len(packages)} packages")
     return 0
 
