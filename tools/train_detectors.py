@@ -409,15 +409,20 @@ def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, 
     return best, totals
 
 
-def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray],
-                         kinds: tuple[str, ...]) -> dict[str, float]:  # fmt: skip
+def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray], kinds: tuple[str, ...], *,
+                         false_alarm_weight: float = 1.0) -> dict[str, float]:  # fmt: skip
     """Per kind, the threshold in :data:`ZERO_SHOT_THRESHOLDS` with the best segment F1 of ``score > threshold``
-    over the scenes given: ``scores`` per scene of shape (n_segments, len(kinds)), ``labels`` (n_segments,)."""
+    over the scenes given: ``scores`` per scene of shape (n_segments, len(kinds)), ``labels`` (n_segments,).
+    With ``false_alarm_weight`` w, each falsely flagged segment counts w times: ``2 TP / (2 TP + w FP + FN)``."""
     x, y = np.concatenate(scores), np.concatenate(labels)
     out = {}
     for k, kind in enumerate(kinds):
         truth = y == CLASSES.index(kind)
-        f1 = [2 * np.sum((x[:, k] > t) & truth) / max(1, np.sum(x[:, k] > t) + truth.sum()) for t in ZERO_SHOT_THRESHOLDS]
+        f1 = []
+        for t in ZERO_SHOT_THRESHOLDS:
+            flagged = x[:, k] > t
+            tp = np.sum(flagged & truth)
+            f1.append(2 * tp / max(1.0, 2 * tp + false_alarm_weight * np.sum(flagged & ~truth) + np.sum(~flagged & truth)))
         out[kind] = float(ZERO_SHOT_THRESHOLDS[int(np.argmax(f1))])
     return out
 
@@ -438,8 +443,8 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0, audioset_c
     model = fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes)
     chosen: dict[str, object] = {"alpha": alpha, "inner_macro_f1": scores}
     if audioset_classes:
-        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features],
-                                          [y for _, y in described], ZERO_SHOT_KINDS)  # fmt: skip
+        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features], [y for _, y in described],
+                                          ZERO_SHOT_KINDS, false_alarm_weight=OTHER_WEIGHT)  # fmt: skip
         model = dataclasses.replace(model, zero_shot=tuple(thresholds.items()))
         chosen["zero_shot_thresholds"] = thresholds
         if laughter_head:  # laughter from its own head (engine.detect.laughter), chosen in inner folds
