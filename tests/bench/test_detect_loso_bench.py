@@ -6,7 +6,6 @@ import math
 
 import pytest
 
-pytest.importorskip("sed_eval", reason="sed_eval (the bench extra) is not installed")
 from bench.detect_loso_bench import bed_piece_summary, bed_pieces
 
 
