@@ -43,7 +43,7 @@ from engine.detect.features import FrameFeatures, frame_features
 from engine.detect.music_beds import MUSIC_SOURCES, MusicShape, music_events, music_score
 from tools.detector_corpus import JUDGING_SPEECH, CorpusClip, default_cache, load_corpus_clip, read_manifest
 from tools.synth import noise_burst
-from tools.train_laughter import choose_laughter_head, laughter_pairs
+from tools.train_laughter import choose_laughter_head, event_counts, laughter_pairs
 
 SR = 16000
 SPEECH_DBFS = -22.0
@@ -434,23 +434,6 @@ def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarr
 MUSIC_MEDIANS = (0.9, 2.9)
 MUSIC_GAPS = (0.5, 2.0, 4.0)
 MUSIC_LOW_FRACTIONS = (0.6, 0.3)
-#: Onset collar of an event match, seconds; the offset may miss by this or by half the reference event (sed_eval's rule).
-EVENT_COLLAR_SECONDS = 1.0
-
-
-def event_counts(reference: Sequence[tuple[float, float]], estimated: Sequence[tuple[float, float]],
-                 *, collar: float = EVENT_COLLAR_SECONDS) -> tuple[int, int, int]:  # fmt: skip
-    """(hits, false alarms, misses) of ``estimated`` against ``reference`` (``(start, end)`` seconds), one-to-one:
-    a hit starts within ``collar`` of a reference event and ends within ``max(collar, half its length)`` of it."""
-    used = [False] * len(estimated)
-    hits = 0
-    for a, b in reference:
-        for j, (c, d) in enumerate(estimated):
-            if not used[j] and abs(c - a) <= collar and abs(d - b) <= max(collar, 0.5 * (b - a)):
-                used[j] = True
-                hits += 1
-                break
-    return hits, len(estimated) - hits, len(reference) - hits
 
 
 def music_shape_candidates(zero_shot_threshold: float) -> list[MusicShape]:
@@ -473,8 +456,8 @@ def shape_f1(shape: MusicShape, network: Sequence[np.ndarray], zero_shot: Sequen
     for p, z, ref in zip(network, zero_shot, references, strict=True):
         score = music_score(p, z, shape, segment_seconds=SEGMENT_SECONDS)
         found = [(e.start, e.end) for e in music_events(score, shape, segment_seconds=SEGMENT_SECONDS)]
-        h, f, m = event_counts(ref, found)
-        hits, false, missed = hits + h, false + f, missed + m
+        h, n_true, n_found = event_counts(ref, found)
+        hits, false, missed = hits + h, false + n_found - h, missed + n_true - h
         t = (np.arange(len(p)) + 0.5) * SEGMENT_SECONDS
         guess = np.zeros(len(p), bool)
         truth = np.zeros(len(p), bool)

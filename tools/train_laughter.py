@@ -78,7 +78,7 @@ def spans(mask: np.ndarray) -> list[tuple[float, float]]:
 
 
 def event_counts(
-    truth: list[tuple[float, float]], found: list[tuple[float, float]], *, collar: float = 1.0
+    truth: Sequence[tuple[float, float]], found: Sequence[tuple[float, float]], *, collar: float = 1.0
 ) -> tuple[int, int, int]:
     """(hits, truth events, found events): a hit pairs onsets within ``collar`` s and offsets within
     ``collar`` s or half the true event, each event used once (sed_eval's event-based rule)."""
