@@ -19,7 +19,10 @@ ceiling. No engine, model or threshold saw these broadcasts.
   real SQLite index (``engine.evaluate.collection.index_recordings``) and searched with
   the shipped ranking (no hot-spot blend). Relevant: the true story's time span. Measures:
   share of queries whose top hit's first matched word lies inside the right story, and
-  R-precision in seconds (``engine.evaluate.passages``).
+  R-precision in seconds (``engine.evaluate.passages``). The same engine's words are also indexed
+  with the true stories given (each true story from its first recognised word), so the share
+  "own stories / true stories" measures what the segmenter costs search with the recogniser's
+  words held fixed.
 * Stories: Pk and WindowDiff (k = half the mean true story length) of the stored stories
   against the true starts (first recognised word no earlier than 0.3 s before a story's
   speech), with evenly spaced stories (the true count) as the simple baseline.
@@ -185,15 +188,26 @@ def make_queries(truths: dict[str, dict[str, Any]]) -> list[tuple[str, str, str,
     return queries
 
 
+def with_true_stories(record: dict[str, Any], truth: dict[str, Any]) -> dict[str, Any]:
+    """``record``'s words with the true stories instead of its own: each true story from its first recognised
+    word (:func:`true_starts`) to the word before the next."""
+    starts = true_starts(np.array([w[0] for w in record["words"]], dtype=np.float64), truth)
+    ends = [*(int(b) - 1 for b in starts[1:]), len(record["words"]) - 1]
+    return {**record, "stories": [[int(a), b] for a, b in zip(starts, ends, strict=True)] if record["words"] else []}
+
+
 def search_measures(records: dict[str, dict[str, Any]], queries: list[tuple[str, str, str, float, float]],
-                    folder: Path, label: str, *, passage_extent: str = search_config.PASSAGE_EXTENT
-                    ) -> dict[str, float]:  # fmt: skip
+                    folder: Path, label: str, *, passage_extent: str = search_config.PASSAGE_EXTENT,
+                    stories_given: bool | None = None) -> dict[str, float]:  # fmt: skip
     """Index ``records`` (broadcast name -> words and stories) in a fresh SQLite file and run every query
-    (hits as ``passage_extent`` makes them: "soft", the product's, or "passage", the ranked passages)."""
+    (hits as ``passage_extent`` makes them: "soft", the product's, or "passage", the ranked passages).
+    ``stories_given``: the stories are given with the transcript (kept whole by search), as the truth's are;
+    by default only for ``label`` "truth"."""
+    given = label == "truth" if stories_given is None else stories_given
     recordings = []
     for name, rec in records.items():
         words = rec["words"]
-        found = None if label == "truth" else 1.0  # an engine's stories are the segmenter's: evidence, not given
+        found = None if given else 1.0  # an engine's stories are the segmenter's: evidence, not given
         stories = [Story(a, b, True, found) for a, b in rec["stories"]] or [Story(0, len(words) - 1, True, found)]
         recordings.append(SourceRecording(name, [w[3] or "_" for w in words], np.array([w[0] for w in words]),
                                           np.array([w[1] for w in words]), stories))
@@ -254,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
             before = search_measures(recs, queries, Path(tmp), label, passage_extent="passage")
             row.update(top_hit_in_story_passages=before["top_hit_in_story"],
                        rprec_seconds_passages=before["rprec_seconds"])
+            true = search_measures({n: with_true_stories(recs[n], truths[n]) for n in truths}, queries, Path(tmp),
+                                   f"{label}-true-stories", stories_given=True)  # fmt: skip
+            row.update(top_hit_in_story_true_stories=true["top_hit_in_story"],
+                       rprec_seconds_true_stories=true["rprec_seconds"])
             stories = [story_measures(recs[n], truths[n]) for n in truths]
             row.update({k: float(np.mean([s[k] for s in stories])) for k in stories[0]})
             counts = [entity_counts(recs[n], records["truth"][n], n) for n in truths]
@@ -280,13 +298,17 @@ def write(rows: list[dict[str, Any]], args: argparse.Namespace, truths: dict[str
         f" {len(queries)} queries; {os.cpu_count()} CPUs shared, one run. `truth`: the broadcast's own words (the ceiling).",
         "",
         "| words from | WER | RTF (ingest path) | top hit in the right story | R-precision (s) |"
-        " same two, ranked passages (before soft extents) | Pk | WindowDiff | Pk, evenly spaced | entity F |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        " same two, ranked passages (before soft extents) | same two, true stories | R-precision, own / true stories |"
+        " Pk | WindowDiff | Pk, evenly spaced | entity F |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(f"| {r['engine']} | {r['wer']:.1%} | {r['rtf']:.3f} | {r['top_hit_in_story']:.0%} |"
                      f" {r['rprec_seconds']:.3f} | {r['top_hit_in_story_passages']:.0%} /"
-                     f" {r['rprec_seconds_passages']:.3f} | {r['pk']:.3f} | {r['windowdiff']:.3f} | {r['pk_even']:.3f} |"
+                     f" {r['rprec_seconds_passages']:.3f} | {r['top_hit_in_story_true_stories']:.0%} /"
+                     f" {r['rprec_seconds_true_stories']:.3f} |"
+                     f" {r['rprec_seconds'] / max(r['rprec_seconds_true_stories'], 1e-9):.3f} |"
+                     f" {r['pk']:.3f} | {r['windowdiff']:.3f} | {r['pk_even']:.3f} |"
                      f" {r['entity_f']:.3f} |")
     (RESULTS / "downstream.md").write_text("\n".join(lines) + "\n")
 
