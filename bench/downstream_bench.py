@@ -198,16 +198,15 @@ def with_true_stories(record: dict[str, Any], truth: dict[str, Any]) -> dict[str
 
 def search_measures(records: dict[str, dict[str, Any]], queries: list[tuple[str, str, str, float, float]],
                     folder: Path, label: str, *, passage_extent: str = search_config.PASSAGE_EXTENT,
-                    stories_given: bool | None = None) -> dict[str, float]:  # fmt: skip
+                    stories_given: bool = False) -> dict[str, float]:  # fmt: skip
     """Index ``records`` (broadcast name -> words and stories) in a fresh SQLite file and run every query
     (hits as ``passage_extent`` makes them: "soft", the product's, or "passage", the ranked passages).
-    ``stories_given``: the stories are given with the transcript (kept whole by search), as the truth's are;
-    by default only for ``label`` "truth"."""
-    given = label == "truth" if stories_given is None else stories_given
+    ``stories_given``: the stories come with the transcript (kept whole by search), as the truth's do; otherwise
+    they are the segmenter's, evidence for the soft extents."""
     recordings = []
     for name, rec in records.items():
         words = rec["words"]
-        found = None if given else 1.0  # an engine's stories are the segmenter's: evidence, not given
+        found = None if stories_given else 1.0
         stories = [Story(a, b, True, found) for a, b in rec["stories"]] or [Story(0, len(words) - 1, True, found)]
         recordings.append(SourceRecording(name, [w[3] or "_" for w in words], np.array([w[0] for w in words]),
                                           np.array([w[1] for w in words]), stories))
@@ -264,8 +263,9 @@ def main(argv: list[str] | None = None) -> int:
             errs = [wer(recs[n], truths[n]) for n in truths]
             row["wer"] = sum(e for e, _ in errs) / sum(r for _, r in errs)
             row["rtf"] = sum(r["seconds"] for r in recs.values()) / audio_seconds
-            row.update(search_measures(recs, queries, Path(tmp), label))
-            before = search_measures(recs, queries, Path(tmp), label, passage_extent="passage")
+            given = label == "truth"
+            row.update(search_measures(recs, queries, Path(tmp), label, stories_given=given))
+            before = search_measures(recs, queries, Path(tmp), label, passage_extent="passage", stories_given=given)
             row.update(top_hit_in_story_passages=before["top_hit_in_story"],
                        rprec_seconds_passages=before["rprec_seconds"])
             true = search_measures({n: with_true_stories(recs[n], truths[n]) for n in truths}, queries, Path(tmp),
