@@ -77,7 +77,6 @@ from tools.train_detectors import (
     event_counts,
     fit,
     load_speech,
-    music_shape_candidates,
     negative_scenes,
     scene_features,
     segment_labels,
@@ -93,12 +92,10 @@ KINDS = ("music", "applause", "laughter")
 SHIPPED = "learned + AudioSet, laughter zero-shot"
 #: The shipped model with music events shaped like the other kinds' (network posterior, 0.9 s median, 0.5 s bridge).
 MUSIC_AS_BEFORE = "shipped, music shaped as before"
-#: The shipped model with the best music shape that takes the network's posterior as it is (even chance at 0.5).
-MUSIC_AT_HALF = "shipped, music posterior as it is"
 #: The shipped model with laughter from its own head (``tools/train_laughter.py``, every number chosen in inner folds).
 HEAD = "shipped, laughter head"
-DETECTORS = (SHIPPED, MUSIC_AT_HALF, MUSIC_AS_BEFORE, HEAD, "learned + AudioSet", "learned", "AudioSet alone", "rules")
-METHODS = (*DETECTORS, "energy peer")
+METHODS = (SHIPPED, MUSIC_AS_BEFORE, HEAD, "learned + AudioSet", "learned", "AudioSet alone", "rules", "energy peer")
+DETECTORS = (SHIPPED, MUSIC_AS_BEFORE, HEAD, "learned + AudioSet", "learned", "AudioSet alone", "rules")
 #: The zero-shot peer's AudioSet classes per kind (its score: the largest of their logits).
 PEER_CLASSES = ZERO_SHOT_CLASSES
 TARGETS = {("applause", "pause"): 0.85, ("applause", "over"): 0.6, ("laughter", "pause"): 0.75,
@@ -191,8 +188,7 @@ def estimates(scene: Scene, models: dict[str, SoundClassifier],
     settings = DetectorSettings()
     found_events: dict[str, list[Event]] = {}
     for name, key in (("learned + AudioSet", "audioset model"), ("learned", "learned"), (SHIPPED, "shipped"),
-                      (MUSIC_AT_HALF, "music at half"), (MUSIC_AS_BEFORE, "music as before"),
-                      (HEAD, "laughter head")):  # fmt: skip
+                      (MUSIC_AS_BEFORE, "music as before"), (HEAD, "laughter head")):  # fmt: skip
         t0 = time.process_time()
         found_events[name] = learned_sound_events(feats, settings, models[name])
         secs[key] = time.process_time() - t0
@@ -227,14 +223,14 @@ def run(folds: list[str] | None, seed: int) -> dict:
     shared = shared_recordings([c for c in clips if c.kind != "speech"], cache)
     judging = [c for c in clips if c.package in JUDGING_SPEECH]
     scores = Scores()
-    cpu = dict.fromkeys(("features", "audioset", "learned", "audioset model", "shipped", "music at half", "music as before",
+    cpu = dict.fromkeys(("features", "audioset", "learned", "audioset model", "shipped", "music as before",
                          "laughter head", "rules",
                          "audio_seconds"), 0.0)  # fmt: skip
     fa = {m: {k: 0 for k in (*KINDS, "noise")} for m in DETECTORS}
     speech_seconds = 0.0
     beeps = {m: [0.0, 0.0] for m in DETECTORS}  # beep seconds, of which inside speech events
     audible = {m: [] for m in DETECTORS}  # per music bed under speech: share the gate keeps audible
-    pieces = {m: [] for m in (SHIPPED, MUSIC_AT_HALF, MUSIC_AS_BEFORE)}  # per music bed under speech: how it was found
+    pieces = {m: [] for m in (SHIPPED, MUSIC_AS_BEFORE)}  # per music bed under speech: how it was found
     per_fold = {}
     # Training mixtures are built and described once; each fold fits on those free of its package.
     t0 = time.perf_counter()
@@ -273,11 +269,6 @@ def run(folds: list[str] | None, seed: int) -> dict:
         models[SHIPPED] = dataclasses.replace(models[MUSIC_AS_BEFORE], music_shape=shape)
         chosen["music_shape"] = {"chosen": dataclasses.asdict(shape),
                                  "inner_f1": shape_scores[shape_name(shape)]}  # fmt: skip
-        at_half = max((sh for sh in music_shape_candidates(thresholds["music"]) if sh.network_threshold == 0.5),
-                      key=lambda sh: sum(shape_scores[shape_name(sh)]))  # fmt: skip
-        models[MUSIC_AT_HALF] = dataclasses.replace(models[MUSIC_AS_BEFORE], music_shape=at_half)
-        chosen["music_shape_at_half"] = {"chosen": dataclasses.asdict(at_half),
-                                         "inner_f1": shape_scores[shape_name(at_half)]}  # fmt: skip
         head, chosen["laughter head"] = choose_laughter_head(
             [train_scenes[j].package for j in keep], [laughter_train[j] for j in keep],
             speech_packages=[train_scenes[j].speech_package for j in keep], seed=seed)  # fmt: skip
@@ -385,12 +376,6 @@ def _speech(feats: object, sounds: list[Event]) -> list[tuple[float, float]]:
     return [(e.start, e.end) for e in events]
 
 
-def shape_even_chance(shape: dict) -> str:
-    """`` at 0.35`` for a chosen shape (its dict form) whose network posterior counts as even at 0.35, else ``""``."""
-    threshold = shape.get("network_threshold", 0.5)
-    return "" if threshold == 0.5 or shape["source"] == "zero-shot" else f" at {threshold}"
-
-
 def markdown(result: dict) -> str:
     lines = [
         "# Sound detectors, leave one package out",
@@ -435,11 +420,9 @@ def markdown(result: dict) -> str:
                     f"median {fold['chosen']['music_shape']['chosen']['median_seconds']} s "
                     f"gap {fold['chosen']['music_shape']['chosen']['max_gap_seconds']} s "
                     f"low {fold['chosen']['music_shape']['chosen']['low_fraction']}"
-                    f"{shape_even_chance(fold['chosen']['music_shape']['chosen'])}"
                     for pkg, fold in result["folds"].items()) + ".",
         f"CPU per hour of audio (one core): frame features {cpu['features']:.1f} s, AudioSet tagger {cpu['audioset']:.1f} s; "
-        f"detectors: shipped {cpu['shipped']:.2f} s, music posterior as it is {cpu.get('music at half', float('nan')):.2f} s, "
-        f"music shaped as before {cpu['music as before']:.2f} s, "
+        f"detectors: shipped {cpu['shipped']:.2f} s, music shaped as before {cpu['music as before']:.2f} s, "
         f"learned + AudioSet {cpu['audioset model']:.2f} s, "
         f"learned {cpu['learned']:.2f} s, rules "
         f"{cpu['rules']:.2f} s. Features + detectors, shipped against rules: "

@@ -434,25 +434,17 @@ def zero_shot_thresholds(scores: Sequence[np.ndarray], labels: Sequence[np.ndarr
 MUSIC_MEDIANS = (0.9, 2.9)
 MUSIC_GAPS = (0.5, 2.0, 4.0)
 MUSIC_LOW_FRACTIONS = (0.6, 0.3)
-#: Network posteriors that may count as an even chance of music (the network weighs a false alarm eight times a
-#: miss, so a bed under a voice often scores below one half).
-MUSIC_NETWORK_THRESHOLDS = (0.5, 0.35, 0.2)
 
 
 def music_shape_candidates(zero_shot_threshold: float) -> list[MusicShape]:
-    """Every shape of :data:`MUSIC_SOURCES` x :data:`MUSIC_MEDIANS` x :data:`MUSIC_GAPS` x :data:`MUSIC_LOW_FRACTIONS`
-    x :data:`MUSIC_NETWORK_THRESHOLDS` (the zero-shot source, which ignores the network, once)."""
-    grid = itertools.product(MUSIC_SOURCES, MUSIC_MEDIANS, MUSIC_GAPS, MUSIC_LOW_FRACTIONS, MUSIC_NETWORK_THRESHOLDS)
-    return [MusicShape(source, median, gap, low, zero_shot_threshold, network)
-            for source, median, gap, low, network in grid
-            if source != "zero-shot" or network == MUSIC_NETWORK_THRESHOLDS[0]]  # fmt: skip
+    """Every shape of :data:`MUSIC_SOURCES` x :data:`MUSIC_MEDIANS` x :data:`MUSIC_GAPS` x :data:`MUSIC_LOW_FRACTIONS`."""
+    grid = itertools.product(MUSIC_SOURCES, MUSIC_MEDIANS, MUSIC_GAPS, MUSIC_LOW_FRACTIONS)
+    return [MusicShape(source, median, gap, low, zero_shot_threshold) for source, median, gap, low in grid]
 
 
 def shape_name(shape: MusicShape) -> str:
-    """A candidate's name in the chosen-parameters record, e.g. ``"mean median 2.9 gap 2.0 low 0.3"``, with
-    ``" at 0.35"`` when the network's even chance is not 0.5."""
-    name = f"{shape.source} median {shape.median_seconds} gap {shape.max_gap_seconds} low {shape.low_fraction}"
-    return name if shape.network_threshold == 0.5 or shape.source == "zero-shot" else f"{name} at {shape.network_threshold}"
+    """A candidate's name in the chosen-parameters record, e.g. ``"mean median 2.9 gap 2.0 low 0.3"``."""
+    return f"{shape.source} median {shape.median_seconds} gap {shape.max_gap_seconds} low {shape.low_fraction}"
 
 
 def shape_f1(shape: MusicShape, network: Sequence[np.ndarray], zero_shot: Sequence[np.ndarray],

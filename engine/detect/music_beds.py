@@ -2,14 +2,12 @@
 
 A music bed under speech is quiet (10-18 dB below the voice) and the voice masks it
 syllable by syllable, so a score that is right on average still dips below the event
-threshold now and then; the network, trained to weigh a false alarm above a miss, often
-gives a bed under a voice a posterior well under one half; and a 0.9 s median with 0.5 s
-gaps bridged cuts one bed into pieces, or drops it as runs shorter than the 2 s an event
-needs. :class:`MusicShape` holds the few choices that decide this: the score (the network's
-music posterior, YAMNet's zero-shot "Music" logit, or their mean), the network posterior
-that counts as an even chance, the median filter's length, the longest gap bridged, and the
-hysteresis (an event opens at ``1 - sensitivity`` and holds while the score stays above
-``low_fraction`` of that). ``tools/train_detectors.py`` picks them by inner
+threshold now and then, and a 0.9 s median with 0.5 s gaps bridged cuts one bed into
+pieces, or drops it as runs shorter than the 2 s an event needs. :class:`MusicShape` holds
+the few choices that decide this: the score (the network's music posterior, YAMNet's
+zero-shot "Music" logit, or their mean), the median filter's length, the longest gap
+bridged, and the hysteresis (an event opens at ``1 - sensitivity`` and holds while the score
+stays above ``low_fraction`` of that). ``tools/train_detectors.py`` picks them by inner
 leave-packages-out folds (:func:`tools.train_detectors.choose_music_shape`) and stores them
 in the model, so ingest shapes music exactly as the bench chose.
 """
@@ -40,9 +38,7 @@ class MusicShape:
     ``source``: one of :data:`MUSIC_SOURCES`; ``median_seconds``: median filter length;
     ``max_gap_seconds``: longest gap bridged; ``low_fraction``: hysteresis hold level as a
     fraction of the opening level; ``zero_shot_threshold``: the "Music" logit that maps to a
-    score of 0.5 (used by the ``zero-shot`` and ``mean`` sources); ``network_threshold``: the
-    network posterior that maps to a score of 0.5 (used by the ``network`` and ``mean`` sources;
-    the odds are divided by this threshold's, so 0.5 leaves the posterior as it is).
+    score of 0.5 (used by the ``zero-shot`` and ``mean`` sources).
     """
 
     source: str = "network"
@@ -50,15 +46,13 @@ class MusicShape:
     max_gap_seconds: float = 0.5
     low_fraction: float = config.LOW_FRACTION
     zero_shot_threshold: float = 0.0
-    network_threshold: float = 0.5
 
     def __post_init__(self) -> None:
         if self.source not in MUSIC_SOURCES:
             raise ParameterError(f"music score source must be one of {', '.join(MUSIC_SOURCES)}, got {self.source!r}")
-        if not (self.median_seconds > 0 and self.max_gap_seconds >= 0 and 0 < self.low_fraction <= 1
-                and 0 < self.network_threshold < 1):
+        if not (self.median_seconds > 0 and self.max_gap_seconds >= 0 and 0 < self.low_fraction <= 1):
             raise ParameterError(f"music shape out of range: median {self.median_seconds} s, gap {self.max_gap_seconds} s, "
-                                 f"low fraction {self.low_fraction}, network threshold {self.network_threshold}")  # fmt: skip
+                                 f"low fraction {self.low_fraction}")  # fmt: skip
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -89,18 +83,10 @@ def music_score(network: np.ndarray, zero_shot: np.ndarray, shape: MusicShape, *
     def median(x: np.ndarray) -> np.ndarray:
         return scipy.ndimage.median_filter(x, size=width, mode="nearest")
 
-    def network_score() -> np.ndarray:
-        q = median(p)
-        if shape.network_threshold == 0.5:
-            return q
-        odds = np.clip(q, 1e-9, 1.0) / np.clip(1.0 - q, 1e-9, 1.0)
-        odds /= shape.network_threshold / (1.0 - shape.network_threshold)
-        return odds / (1.0 + odds)
-
     if shape.source == "network":
-        return network_score()
+        return median(p)
     zero = 1.0 / (1.0 + np.exp(-(median(z) - shape.zero_shot_threshold)))
-    return zero if shape.source == "zero-shot" else 0.5 * (network_score() + zero)
+    return zero if shape.source == "zero-shot" else 0.5 * (median(p) + zero)
 
 
 def music_events(score: np.ndarray, shape: MusicShape, *, segment_seconds: float, sensitivity: float = 0.5) -> list[Event]:

@@ -62,25 +62,6 @@ def test_each_source_reads_its_scores(source: str, expected: float) -> None:
     np.testing.assert_allclose(music_score(network, logit, shape, segment_seconds=SEGMENT_SECONDS), expected)
 
 
-@pytest.mark.parametrize("source", ["network", "mean"])
-def test_the_network_threshold_maps_that_posterior_to_an_even_chance(source: str) -> None:
-    # a bed under a voice at posterior 0.3: below the opening level as it is, an even chance at threshold 0.3
-    network, logit = np.full(41, 0.3), np.full(41, -3.0)
-    shape = MusicShape(source, 0.9, 0.5, 0.6, zero_shot_threshold=-3.0, network_threshold=0.3)
-    np.testing.assert_allclose(music_score(network, logit, shape, segment_seconds=SEGMENT_SECONDS), 0.5)
-    as_is = dataclasses.replace(shape, source="network", network_threshold=0.5)
-    assert music_events(music_score(network, logit, as_is, segment_seconds=SEGMENT_SECONDS), as_is,
-                        segment_seconds=SEGMENT_SECONDS) == []  # fmt: skip
-    lowered = dataclasses.replace(shape, source="network", network_threshold=0.2)
-    score = music_score(network, logit, lowered, segment_seconds=SEGMENT_SECONDS)
-    assert score[0] == pytest.approx(0.3 / 0.7 / (0.3 / 0.7 + 0.25))
-    assert [(e.start, e.end) for e in music_events(score, lowered, segment_seconds=SEGMENT_SECONDS)] == [(0.0, 4.05)]
-    # certain segments stay certain and silent ones silent
-    ends = music_score(np.array([0.0, 1.0, 0.0]), np.zeros(3), dataclasses.replace(lowered, median_seconds=0.1),
-                       segment_seconds=SEGMENT_SECONDS)  # fmt: skip
-    np.testing.assert_allclose(ends, [0.0, 1.0, 0.0], atol=1e-6)
-
-
 def test_the_median_removes_dips_shorter_than_half_its_length() -> None:
     network = _trace((2.0, 0.9), (0.5, 0.1), (2.0, 0.9))
     short = music_score(network, network, AS_BEFORE, segment_seconds=SEGMENT_SECONDS)
@@ -91,9 +72,8 @@ def test_the_median_removes_dips_shorter_than_half_its_length() -> None:
 @pytest.mark.parametrize(
     ("fields", "message"),
     [({"source": "loudness"}, "music score source must be one of"), ({"median_seconds": 0.0}, "music shape out of range"),
-     ({"max_gap_seconds": -1.0}, "music shape out of range"), ({"low_fraction": 1.5}, "music shape out of range"),
-     ({"network_threshold": 1.0}, "network threshold 1.0"), ({"network_threshold": 0.0}, "network threshold 0.0")],
-    ids=["unknown-source", "no-median", "negative-gap", "hold-above-open", "certain-threshold", "zero-threshold"],
+     ({"max_gap_seconds": -1.0}, "music shape out of range"), ({"low_fraction": 1.5}, "music shape out of range")],
+    ids=["unknown-source", "no-median", "negative-gap", "hold-above-open"],
 )  # fmt: skip
 def test_bad_shapes_are_refused(fields: dict, message: str) -> None:
     with pytest.raises(ParameterError, match=message):
