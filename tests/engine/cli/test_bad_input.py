@@ -210,8 +210,10 @@ def test_ctrl_c_marks_the_running_file_cancelled_and_keeps_its_old_transcript(
     rec = tmp_path / "talk.wav"
     rec.write_bytes((clips / "rail.wav").read_bytes())
     assert earshot("ingest", str(rec), db=db).returncode == 0
-    parts = [str(p) for p in librivox] * 6
-    subprocess.run(["sox", *parts, str(rec)], check=True)  # the file changed: a long re-transcription
+    # the file changed: a re-transcription of 12 min of speech, far longer than the wait below even on a fast,
+    # idle machine (with 2.5 min the job sometimes finished before the Ctrl+C arrived)
+    parts = [str(p) for p in librivox] * 30
+    subprocess.run(["sox", *parts, str(rec)], check=True)
     proc = subprocess.Popen([sys.executable, str(REPO / "main.py"), "--db", str(db), "ingest", "--workers", "1",
                              str(rec)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
