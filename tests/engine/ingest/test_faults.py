@@ -46,9 +46,17 @@ def test_workers_exit_when_the_ingest_process_is_killed(
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _cmdline(process: psutil.Process) -> list[str]:
+    """A child's command line; empty for one that has exited (another test's process not yet reaped)."""
+    try:
+        return process.cmdline()
+    except (psutil.ZombieProcess, psutil.NoSuchProcess):
+        return []
+
+
 def test_a_crashed_worker_names_the_file(tmp_path: Path, long_wav: Path, whisper_model: ModelSpec) -> None:
     _job, thread, result = start_job_thread([long_wav], tmp_path / "lib.sqlite", whisper_model)
-    workers = [c for c in psutil.Process().children() if "spawn_main" in " ".join(c.cmdline())]
+    workers = [c for c in psutil.Process().children() if "spawn_main" in " ".join(_cmdline(c))]
     for w in workers:
         w.send_signal(signal.SIGSEGV)
     thread.join(60)
