@@ -1,5 +1,6 @@
 """What the benchmarks share: where the repository, the shared data, the results and the
-bench cache live, the machine line every result carries, and writing a result.
+bench cache live, the key of cached ingest output, the machine line every result carries, and
+writing a result.
 
 A benchmark run as a script (``python bench/x_bench.py``) puts the repository on
 ``sys.path`` before importing this module; ``python -m bench.x_bench`` needs nothing.
@@ -8,6 +9,8 @@ A benchmark run as a script (``python bench/x_bench.py``) puts the repository on
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import json
 import os
 import platform
@@ -22,6 +25,28 @@ SHARED = REPO.parent / "shared" / "data"
 RESULTS = REPO / "bench" / "results"
 #: Built inputs kept between runs (synthetic libraries, broadcasts).
 CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path(tempfile.gettempdir()) / "earshot-bench"))
+
+
+def ingest_fingerprint(root: Path = REPO) -> str:
+    """SHA-256 (hex) of what decides the ingest path's output: the engine's code and the shipped detector,
+    segmentation and gazetteer files under ``root``, so that a cached transcript is never reused after either
+    changes."""
+    from models.records import sha256_file
+
+    files = sorted((root / "engine").rglob("*.py"))
+    for folder in ("detectors", "segmentation", "gazetteers"):
+        files += sorted(f for f in (root / "models" / folder).rglob("*") if f.is_file())
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f"{f.relative_to(root).as_posix()} {sha256_file(f)}\n".encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def ingest_cache_tag() -> str:
+    """The first 12 hex digits of this checkout's :func:`ingest_fingerprint`, computed once a run: the part of a
+    cached transcript's file name that ties it to the code and models that made it."""
+    return ingest_fingerprint()[:12]
 
 
 def machine() -> str:

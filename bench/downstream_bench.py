@@ -32,14 +32,13 @@ ceiling. No engine, model or threshold saw these broadcasts.
 * WER (numbers spelled out on both sides), for context.
 
 Transcripts are cached outside the repository (``EARSHOT_BENCH_CACHE``, default
-``~/.cache/earshot-bench``), keyed by the engine's code and shipped models (:func:`ingest_fingerprint`). Writes
+``~/.cache/earshot-bench``), keyed by the engine's code and shipped models (``bench.common.ingest_fingerprint``). Writes
 ``bench/results/downstream.json`` and ``downstream.md``.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -56,7 +55,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import cached_broadcast  # noqa: E402
+from bench.common import cached_broadcast, ingest_cache_tag  # noqa: E402
 from engine.asr.base import Word  # noqa: E402
 from engine.entities.spans import EntitySpan  # noqa: E402
 from engine.entities.spans import Transcript as EntityTranscript  # noqa: E402
@@ -101,25 +100,13 @@ def load_engine(engine: str) -> Any:
     return load_transcriber(whisper.spec())
 
 
-def ingest_fingerprint(root: Path = ROOT) -> str:
-    """SHA-256 (hex) of what decides the ingest path's output: the engine's code and the shipped model files
-    (``models/detectors``, ``models/segmentation``, ``models/gazetteers``), so a cached transcript is never
-    reused after either changes."""
-    digest = hashlib.sha256()
-    files = [*sorted((root / "engine").rglob("*.py"))]
-    for folder in ("detectors", "segmentation", "gazetteers"):
-        files += sorted(f for f in (root / "models" / folder).rglob("*") if f.is_file())
-    for f in files:
-        digest.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 def transcribe(engine: str, wav: Path, transcriber: Any) -> dict[str, Any]:
-    """The ingest path's words, stories and entities for ``wav`` (cached as JSON under the :func:`ingest_fingerprint`)."""
+    """The ingest path's words, stories and entities for ``wav`` (cached as JSON, keyed by
+    :func:`bench.common.ingest_cache_tag`)."""
     from engine.audio.decode import probe
     from engine.ingest.transcribe import transcribe_file
 
-    cached = CACHE / f"{wav.stem}-{engine}-{ingest_fingerprint()[:12]}.json"
+    cached = CACHE / f"{wav.stem}-{engine}-{ingest_cache_tag()}.json"
     if cached.exists():
         return json.loads(cached.read_text())
     t0 = time.perf_counter()

@@ -9,7 +9,8 @@ about 230 words read by espeak-ng with music, noise, applause and laughter betwe
 transcribed once by the embedded Whisper tiny.en through ingest's first half
 (``transcribe_file``: detectors, recognition of detected speech); the words, the detectors'
 X-duration and per-word "transcribed" flags are cached in ``EARSHOT_BENCH_CACHE`` as
-``segment-whisper-*.json``. Every system then segments the same words:
+``segment-whisper-*.json``, keyed by the engine's code and shipped models
+(``bench.common.ingest_cache_tag``). Every system then segments the same words:
 
 * ingest's path (``segment_recognised``: the recogniser model, Viterbi, blocks of 30 s, 30-word floor);
 * the recogniser model's Viterbi path with the floor but no blocks, and its posterior threshold;
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bench.segment_heldout_bench as heldout  # noqa: E402
-from bench.common import SHARED, write_result  # noqa: E402
+from bench.common import SHARED, ingest_cache_tag, write_result  # noqa: E402
 from bench.downstream_bench import CACHE, broadcast, load_engine, true_starts  # noqa: E402
 from engine.evaluate.segmentation import evenly_spaced_starts, half_mean_story_length, pk, windowdiff  # noqa: E402
 from engine.research.segment.combiner_fit import DecodedDay, fit_combiner  # noqa: E402
@@ -69,7 +70,7 @@ def whisper_record(seed: int, minutes: float) -> dict[str, Any]:
     from engine.ingest.transcribe import transcribe_file
 
     wav, _ = broadcast(seed, minutes)
-    cached = CACHE / f"segment-whisper-{wav.stem}.json"
+    cached = CACHE / f"segment-whisper-{wav.stem}-{ingest_cache_tag()}.json"
     if cached.exists():
         return json.loads(cached.read_text(encoding="utf-8"))
     out = transcribe_file(probe(wav), load_engine("whisper"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.downstream_bench import ingest_fingerprint, search_measures, with_true_stories
+from bench.downstream_bench import search_measures, with_true_stories
 
 
 def _record(words: list[tuple[float, str]], stories: list[list[int]]) -> dict:
@@ -42,17 +42,3 @@ def test_search_on_the_given_true_stories_returns_the_whole_story(tmp_path: Path
     assert found["top_hit_in_story"] == 1.0
     assert found["rprec_seconds"] == pytest.approx(1.0, abs=0.01)
 
-
-def test_the_transcript_cache_key_changes_with_the_engine_code_and_the_models(tmp_path: Path) -> None:
-    for name in ("engine/detect/a.py", "models/detectors/sounds.npz", "models/segmentation/m.npz", "README.md"):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_bytes(b"one")
-    first = ingest_fingerprint(tmp_path)
-    assert ingest_fingerprint(tmp_path) == first
-    (tmp_path / "README.md").write_bytes(b"two")  # not read by ingest
-    assert ingest_fingerprint(tmp_path) == first
-    keys = {first}
-    for name in ("engine/detect/a.py", "models/detectors/sounds.npz", "models/segmentation/m.npz"):
-        (tmp_path / name).write_bytes(b"two")
-        keys.add(ingest_fingerprint(tmp_path))
-    assert len(keys) == 4

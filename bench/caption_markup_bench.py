@@ -1,0 +1,64 @@
+"""Caption markup against the true story starts of the NewsScape days: is ``>>`` (speaker change) a cue?
+
+    python bench/caption_markup_bench.py
+
+For each ``.txt3`` day in ``../shared/data/newsscape``: the segments (every ``Story start`` or
+``Commercial`` marker opens one), how many of them open on a caption row carrying ``>>>``
+(the captioner's story change) or ``>>`` alone (speaker change), and how many such rows the day
+has in all. A cue that opens most segments and appears little elsewhere gives the answer away;
+one that opens few segments among many rows is weak. The segmenter strips both
+(``engine.segment.text.strip_markup``). Writes ``bench/results/caption_markup.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import SHARED, machine, write_result
+from engine.segment.text import txt3_rows
+
+
+def markup_counts(lines: list[str]) -> dict[str, int]:
+    """Segments, segments opening on a ``>>>`` / ``>>``-only caption row, and such rows in all, of one day."""
+    counts = dict.fromkeys(("segments", "opening_story_change", "opening_speaker_change", "story_change_rows",
+                            "speaker_change_rows"), 0)  # fmt: skip
+    opening = False
+    for row in txt3_rows(lines):
+        if row.opens_story:
+            counts["segments"] += 1
+            opening = True
+            continue
+        if not row.is_caption:
+            continue
+        story = ">>>" in row.text
+        speaker = ">>" in row.text and not story
+        counts["story_change_rows"] += story
+        counts["speaker_change_rows"] += speaker
+        if opening:
+            counts["opening_story_change"] += story
+            counts["opening_speaker_change"] += speaker
+            opening = False
+    return counts
+
+
+def main() -> int:
+    days = sorted((SHARED / "newsscape").glob("*.txt3"))
+    if not days:
+        print(f"caption_markup_bench: no .txt3 files in {SHARED / 'newsscape'}", file=sys.stderr)
+        return 1
+    result = {d.name: markup_counts(d.read_text(encoding="utf-8", errors="replace").splitlines()) for d in days}
+    lines = ["# Caption markup at the true story starts (NewsScape days)", "", f"Machine: {machine()}.", "",
+             "| day | segments | opening on `>>>` | `>>>` rows | opening on `>>` alone | `>>` rows |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+    for i, (name, c) in enumerate(result.items(), 1):
+        lines.append(f"| {i} ({name[:10]}) | {c['segments']} | {c['opening_story_change']} | {c['story_change_rows']} | "
+                     f"{c['opening_speaker_change']} | {c['speaker_change_rows']} |")  # fmt: skip
+    write_result("caption_markup", {"days": result, "machine": machine()}, "\n".join(lines), echo=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
