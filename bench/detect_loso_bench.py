@@ -96,6 +96,10 @@ MUSIC_AS_BEFORE = "shipped, music shaped as before"
 HEAD = "shipped, laughter head"
 METHODS = (SHIPPED, MUSIC_AS_BEFORE, HEAD, "learned + AudioSet", "learned", "AudioSet alone", "rules", "energy peer")
 DETECTORS = (SHIPPED, MUSIC_AS_BEFORE, HEAD, "learned + AudioSet", "learned", "AudioSet alone", "rules")
+#: Methods whose music beds under speech are followed one by one (how found, missed by level).
+BED_METHODS = (SHIPPED, MUSIC_AS_BEFORE, "learned + AudioSet", "learned", "AudioSet alone")
+#: Bands of a bed's level below the speech, dB, lower end included (beds are mixed 10 to under 18 dB below).
+BED_LEVEL_BANDS = ((10.0, 12.0), (12.0, 14.0), (14.0, 16.0), (16.0, 18.0))
 #: The zero-shot peer's AudioSet classes per kind (its score: the largest of their logits).
 PEER_CLASSES = ZERO_SHOT_CLASSES
 TARGETS = {("applause", "pause"): 0.85, ("applause", "over"): 0.6, ("laughter", "pause"): 0.75,
@@ -230,7 +234,7 @@ def run(folds: list[str] | None, seed: int) -> dict:
     speech_seconds = 0.0
     beeps = {m: [0.0, 0.0] for m in DETECTORS}  # beep seconds, of which inside speech events
     audible = {m: [] for m in DETECTORS}  # per music bed under speech: share the gate keeps audible
-    pieces = {m: [] for m in (SHIPPED, MUSIC_AS_BEFORE)}  # per music bed under speech: how it was found
+    pieces = {m: [] for m in BED_METHODS}  # per music bed under speech: how it was found, and its level
     per_fold = {}
     # Training mixtures are built and described once; each fold fits on those free of its package.
     t0 = time.perf_counter()
@@ -288,7 +292,8 @@ def run(folds: list[str] | None, seed: int) -> dict:
                 for m in DETECTORS:
                     audible[m].append(audible_share(kept["features"], kept["events"][m], scene.events[0][:2]))
                 for m in pieces:
-                    pieces[m].append(bed_pieces(scene.events[0][:2], [(a, b) for a, b, k in found[m] if k == "music"]))
+                    row = bed_pieces(scene.events[0][:2], [(a, b) for a, b, k in found[m] if k == "music"])
+                    pieces[m].append({**row, "below_db": scene.below_db})
         # real speech alone (LibriVox, Asterisk's prompts; plain and telephone band): any event is a false alarm
         rng = np.random.default_rng(seed + 2000 + i)
         for speech_package in JUDGING_SPEECH:
@@ -315,6 +320,7 @@ def run(folds: list[str] | None, seed: int) -> dict:
         "beep_share_in_speech": {m: inside / total if total else 0.0 for m, (total, inside) in beeps.items()},
         "music_bed_audible_share": {m: float(np.mean(v)) if v else 0.0 for m, v in audible.items()},
         "music_bed_pieces": {m: bed_piece_summary(v) for m, v in pieces.items()},
+        "music_bed_missed_by_level": {m: missed_by_level(v) for m, v in pieces.items()},
         "cpu_seconds_per_hour": {m: cpu[m] / cpu["audio_seconds"] * 3600 for m in cpu if m != "audio_seconds"},
         "audio_minutes": cpu["audio_seconds"] / 60,
         "audioset_classes": list(AUDIOSET_CLASSES),
@@ -346,6 +352,16 @@ def bed_piece_summary(rows: list[dict[str, float]]) -> dict[str, float]:
             "in_pieces": float(np.mean(n > 1)), "matched": float(np.mean([r["matched"] for r in rows])),
             "median_late_start": float(np.median(late)) if late else float("nan"),
             "median_early_end": float(np.median(early)) if early else float("nan")}  # fmt: skip
+
+
+def missed_by_level(rows: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Per band of :data:`BED_LEVEL_BANDS` (dB below the speech): beds in it and the share of them not found at all."""
+    out = {}
+    for low, high in BED_LEVEL_BANDS:
+        band = [r for r in rows if r["below_db"] is not None and low <= r["below_db"] < high]
+        out[f"{low:g}-{high:g}"] = {"beds": len(band), "missed": float(np.mean([r["pieces"] == 0 for r in band])) if band
+                                    else float("nan")}  # fmt: skip
+    return out
 
 
 def beeps_in_speech(rng: np.random.Generator, models: dict[str, SoundClassifier],
@@ -415,6 +431,9 @@ def markdown(result: dict) -> str:
                     f"{100 * v['in_pieces']:.0f} % in pieces, {100 * v['matched']:.0f} % matched; first event "
                     f"{v['median_late_start']:.1f} s late, last ends {v['median_early_end']:.1f} s early (medians)"
                     for m, v in result["music_bed_pieces"].items() if v) + ".",
+        "Music beds under speech not found at all, by level below the speech: "
+        + "; ".join(f"{m}: " + ", ".join(f"{band} dB {100 * v['missed']:.0f} % of {v['beds']}" for band, v in bands.items())
+                    for m, bands in result.get("music_bed_missed_by_level", {}).items()) + ".",
         "Music shape chosen in each fold's inner folds: "
         + "; ".join(f"{pkg} {fold['chosen']['music_shape']['chosen']['source']} "
                     f"median {fold['chosen']['music_shape']['chosen']['median_seconds']} s "

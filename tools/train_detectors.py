@@ -79,13 +79,15 @@ ESPEAK_SOURCE = "espeak-ng"
 
 @dataclass
 class Scene:
-    """A mixed recording with its ground truth: ``events`` are ``(start, end, kind)`` in seconds."""
+    """A mixed recording with its ground truth: ``events`` are ``(start, end, kind)`` in seconds; ``below_db``: how far
+    the sound was mixed below the speech (dB; ``over`` scenes only)."""
 
     audio: np.ndarray
     events: list[tuple[float, float, str]] = field(default_factory=list)
     package: str = ""
     condition: str = ""
     speech_package: str = ""
+    below_db: float | None = None
 
     @property
     def duration(self) -> float:
@@ -136,6 +138,7 @@ def scene(kind: str, condition: str, sound: np.ndarray, speech: SpeechPool, rng:
     """One mixture of ``sound`` (class ``kind``) under ``condition`` ("pause", "over" or "alone")."""
     sound = _excerpt(sound, 12.0 if kind == "music" else 8.0, rng)
     label = kind if kind != "other" else None
+    below = None
     if condition == "pause":
         a, b = speech.take(rng.uniform(2.0, 4.0)), speech.take(rng.uniform(2.0, 4.0))
         gap = np.zeros(int(rng.uniform(0.2, 0.5) * SR), dtype=np.float32)
@@ -155,7 +158,7 @@ def scene(kind: str, condition: str, sound: np.ndarray, speech: SpeechPool, rng:
         audio = np.concatenate([pad, _at_level(sound, SPEECH_DBFS + rng.uniform(-8.0, 3.0)), pad])
         t0 = 0.5
     events = [(round(t0, 3), round(t0 + len(sound) / SR, 3), label)] if label else []
-    return Scene(_recorded(audio, rng), events, package, condition)
+    return Scene(_recorded(audio, rng), events, package, condition, below_db=below)
 
 
 def _recorded(audio: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench.detect_loso_bench import bed_piece_summary, bed_pieces
+from bench.detect_loso_bench import bed_piece_summary, bed_pieces, missed_by_level
 
 
 def test_a_bed_found_whole_in_pieces_or_not_at_all() -> None:
@@ -23,3 +23,13 @@ def test_a_bed_found_whole_in_pieces_or_not_at_all() -> None:
     assert summary["beds"] == 3 and summary["missed"] == summary["one_piece"] == summary["in_pieces"] == pytest.approx(1 / 3)
     assert summary["matched"] == pytest.approx(1 / 3) and summary["median_late_start"] == pytest.approx(0.95)
     assert bed_piece_summary([]) == {}
+
+
+def test_missed_beds_are_counted_by_their_level_below_the_speech() -> None:
+    rows = [{**bed_pieces((2.0, 14.0), found), "below_db": below}
+            for found, below in (([(2.4, 13.8)], 10.5), ([], 11.0), ([], 17.2), ([(3.0, 9.0)], 16.0))]  # fmt: skip
+    by_level = missed_by_level(rows)
+    assert list(by_level) == ["10-12", "12-14", "14-16", "16-18"]
+    assert by_level["10-12"] == {"beds": 2, "missed": 0.5}
+    assert by_level["16-18"] == {"beds": 2, "missed": 0.5}
+    assert by_level["12-14"]["beds"] == 0 and math.isnan(by_level["12-14"]["missed"])
