@@ -7,7 +7,10 @@ For each ``.txt3`` day in ``../shared/data/newsscape``: the segments (every ``St
 (the captioner's story change) or ``>>`` alone (speaker change), and how many such rows the day
 has in all. A cue that opens most segments and appears little elsewhere gives the answer away;
 one that opens few segments among many rows is weak. The segmenter strips both
-(``engine.segment.text.strip_markup``). Writes ``bench/results/caption_markup.{json,md}``.
+(``engine.segment.text.strip_markup``). Also what the day's truth marks: its commercial blocks, the
+story starts that close one (a commercial block's far edge), and the other story starts: a day whose
+stories all follow commercial blocks marks programme edges, not stories.
+Writes ``bench/results/caption_markup.{json,md}``.
 """
 
 from __future__ import annotations
@@ -22,14 +25,18 @@ from engine.segment.text import txt3_rows
 
 
 def markup_counts(lines: list[str]) -> dict[str, int]:
-    """Segments, segments opening on a ``>>>`` / ``>>``-only caption row, and such rows in all, of one day."""
+    """Segments, segments opening on a ``>>>`` / ``>>``-only caption row, and such rows in all, of one day; its
+    commercial blocks, story starts right after one, and the other story starts (the first included)."""
     counts = dict.fromkeys(("segments", "opening_story_change", "opening_speaker_change", "story_change_rows",
-                            "speaker_change_rows"), 0)  # fmt: skip
-    opening = False
+                            "speaker_change_rows", "commercials", "stories_after_commercial", "other_stories"), 0)  # fmt: skip
+    opening = after_commercial = False
     for row in txt3_rows(lines):
         if row.opens_story:
             counts["segments"] += 1
             opening = True
+            commercial = "Commercial" in row.text
+            counts["commercials" if commercial else "stories_after_commercial" if after_commercial else "other_stories"] += 1
+            after_commercial = commercial
             continue
         if not row.is_caption:
             continue
@@ -56,6 +63,13 @@ def main() -> int:
     for i, (name, c) in enumerate(result.items(), 1):
         lines.append(f"| {i} ({name[:10]}) | {c['segments']} | {c['opening_story_change']} | {c['story_change_rows']} | "
                      f"{c['opening_speaker_change']} | {c['speaker_change_rows']} |")  # fmt: skip
+    lines += ["", "What each day's truth marks:", "",
+              "| day | segments | commercial blocks | story starts right after a commercial block "
+              "| other story starts (first included) |",
+              "| --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
+    for i, (name, c) in enumerate(result.items(), 1):
+        lines.append(f"| {i} ({name[:10]}) | {c['segments']} | {c['commercials']} | {c['stories_after_commercial']} | "
+                     f"{c['other_stories']} |")  # fmt: skip
     write_result("caption_markup", {"days": result, "machine": machine()}, "\n".join(lines), echo=True)
     return 0
 
