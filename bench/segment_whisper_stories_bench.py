@@ -12,7 +12,7 @@ X-duration and per-word "transcribed" flags are cached in ``EARSHOT_BENCH_CACHE`
 ``segment-whisper-*.json``, keyed by the engine's code and shipped models
 (``bench.common.ingest_cache_tag``). Every system then segments the same words:
 
-* ingest's path (``segment_recognised``: the recogniser model, Viterbi, blocks of 30 s, 30-word floor);
+* ingest's path (``segment_recognised``: the recogniser model with the boundary combiner it ships with);
 * the recogniser model's Viterbi path with the floor but no blocks, and its posterior threshold;
 * the boundary combiner fitted on the four NewsScape caption days (each day decoded by a
   ``newsscape-punctuated`` model trained on the other three; threshold, story floor and block
@@ -54,7 +54,7 @@ from engine.segment.segmenter import segment_recognised, segment_words  # noqa: 
 from engine.segment.text import read_corpus, sentence_starts_from_display  # noqa: E402
 from models.segmentation import PUNCTUATED_MODEL_NAME, RECOGNISER_MODEL_NAME  # noqa: E402
 
-INGEST = "ingest's path (recogniser model, Viterbi, blocks of 30 s, floor 30)"
+INGEST = "ingest's path (recogniser model with its shipped boundary combiner)"
 NO_BLOCKS = "recogniser model, Viterbi, floor 30 (no blocks)"
 THRESHOLD = "recogniser model, posterior threshold (its --threshold operating point), floor 30"
 COMBINER_REC = "boundary combiner (fitted on NewsScape held-out decodes) on the recogniser model's posterior"
