@@ -22,6 +22,9 @@ output has no punctuation); no boundary; evenly spaced stories at the training m
 story length. Measures as in ``bench/segment_bench.py`` (50-word TDT probe, nltk Pk
 and WindowDiff with k half the mean true story length).
 
+The recognised words are cached beside the broadcast, their file named by the engine's code and
+shipped models (``bench.common.ingest_cache_tag``), so a retrained detector or model transcribes again.
+
 Writes ``bench/results/segment_asr.json`` and ``bench/results/segment_asr.md``.
 """
 
@@ -40,7 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import machine, write_result  # noqa: E402
+from bench.common import ingest_cache_tag, machine, write_result  # noqa: E402
 from bench.segment_bench import c99_starts, nltk_scores, texttiling_starts  # noqa: E402
 from engine.asr.base import Word  # noqa: E402
 from engine.evaluate.segmentation import evenly_spaced_starts  # noqa: E402
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     truth = load_truth(wav.with_suffix(".json"))
     if args.engine == "whisper":
         return whisper_main(wav, truth, days, retranscribe=args.retranscribe, model_cache=args.model_cache)
-    recognised = wav.with_suffix(".words.json")
+    recognised = wav.with_suffix(f".words-{ingest_cache_tag()}.json")
     if args.retranscribe or not recognised.exists():
         words, x_detect, transcribed, cpu = transcribe(wav, truth.sample_rate)
         recognised.write_text(json.dumps({"words": [[w.text, w.start, w.end, w.conf] for w in words],
@@ -258,7 +261,7 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
     from engine.segment.segmenter import segment_recognised, segment_words
     from engine.segment.text import sentence_starts_from_display
 
-    recognised = wav.with_suffix(".whisper.json")
+    recognised = wav.with_suffix(f".whisper-{ingest_cache_tag()}.json")
     if retranscribe or not recognised.exists():
         rows, x_detect, transcribed, cpu = transcribe_whisper(wav, truth.sample_rate)
         recognised.write_text(json.dumps({"words": rows, "x_duration": x_detect.tolist(),
