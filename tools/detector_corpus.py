@@ -159,9 +159,9 @@ def default_cache() -> Path:
 
 #: Speech clips that are not speech alone, left out of the speech pool (its clips train "not music"): supertux's
 #: rap is sung over a beat. (warzone2100's ``sequenceaudio`` narration, the cutscenes' soundtracks with a score
-#: under the voice, is not catalogued for the same reason: YAMNet's "Music" logit passes -4 in 25-67 % of
-#: their patches against none of the game's tutorial prompts, and their level never falls more than 6-12 dB
-#: below its median where a clean prompt falls 15-33 dB.)
+#: under the voice, is not catalogued for the same reason: YAMNet's "Music" logit passes -4 in 25-67 % of the
+#: patches of 11 of the 12 against none of the game's tutorial prompts, and 7 of them never fall more than
+#: 6-12 dB below their median level where a clean prompt falls 15-33 dB.)
 NOT_SPEECH_ALONE = ("usr/share/games/supertux2/speech/tux_rap.ogg",)
 #: Music among the games' sound effects, left out of ``other`` (it would train music as not music): frozen-bubble's
 #: soundtrack and intro (``*zik*``) and its losing jingle, which YAMNet hears as music above all else.
