@@ -157,25 +157,20 @@ def default_cache() -> Path:
     return Path(override) if override else DEFAULT_CACHE.expanduser()
 
 
-#: Speech clips that are not speech alone, left out of the speech pool (its clips train "not music"): supertux's
-#: rap is sung over a beat. (warzone2100's ``sequenceaudio`` narration, the cutscenes' soundtracks with a score
-#: under the voice, is not catalogued for the same reason: YAMNet's "Music" logit passes -4 in 25-67 % of the
-#: patches of 11 of the 12 against none of the game's tutorial prompts, and 7 of them never fall more than
-#: 6-12 dB below their median level where a clean prompt falls 15-33 dB.)
-NOT_SPEECH_ALONE = ("usr/share/games/supertux2/speech/tux_rap.ogg",)
-#: Music among the games' sound effects, left out of ``other`` (it would train music as not music): frozen-bubble's
-#: soundtrack and intro (``*zik*``) and its losing jingle, which YAMNet hears as music above all else.
-NOT_OTHER = ("*/frozen-bubble/snd/*zik*.ogg", "*/frozen-bubble/snd/lose.ogg")
+#: Members left out of a class, as globs (``fnmatch``). Speech: hedgewars' grunts and laughs (``/voices/`` only)
+#: and supertux's rap, sung over a beat: the speech pool trains "not music", so a clip in it must be speech alone.
+#: Other: another package's applause, and frozen-bubble's soundtrack, intro (``*zik*``) and losing jingle, which
+#: YAMNet hears as music above all else. warzone2100's ``sequenceaudio`` narrations, the cutscenes' soundtracks with
+#: a score under the voice, are not catalogued as speech for the same reason. The evidence for each:
+#: ``python -m bench.corpus_audit_bench`` (``bench/results/corpus_audit.md``).
+EXCLUDED: dict[str, tuple[str, ...]] = {
+    "speech": (*(f"*/voices/*{g[1:]}" for g in _GRUNTS), "*/supertux2/speech/tux_rap.ogg"),
+    "other": ("*applause.ogg", "*/frozen-bubble/snd/*zik*.ogg", "*/frozen-bubble/snd/lose.ogg"),
+}  # fmt: skip
 
 
 def _excluded(kind: str, member: str) -> bool:
-    if kind == "speech" and member in NOT_SPEECH_ALONE:
-        return True
-    if kind == "speech" and "/voices/" in member:
-        return any(fnmatch.fnmatch(member, f"*{g}") for g in _GRUNTS)
-    if kind == "other" and any(fnmatch.fnmatch(member, g) for g in NOT_OTHER):
-        return True
-    return kind == "other" and member.endswith("applause.ogg")
+    return any(fnmatch.fnmatch(member, g) for g in EXCLUDED.get(kind, ()))
 
 
 def _spread(items: list[str], limit: int) -> list[str]:
