@@ -32,6 +32,7 @@ import dataclasses
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -354,14 +355,19 @@ def bed_piece_summary(rows: list[dict[str, float]]) -> dict[str, float]:
             "median_early_end": float(np.median(early)) if early else float("nan")}  # fmt: skip
 
 
-def missed_by_level(rows: list[dict[str, float]]) -> dict[str, dict[str, float]]:
-    """Per band of :data:`BED_LEVEL_BANDS` (dB below the speech): beds in it and the share of them not found at all."""
+def share_by_level(rows: list[dict], name: str, counts: Callable[[dict], bool]) -> dict[str, dict[str, float]]:
+    """Per band of :data:`BED_LEVEL_BANDS` (dB below the speech, each row's ``below_db``): the beds in it and, as
+    ``name``, the share of them for which ``counts`` holds (nan for an empty band)."""
     out = {}
     for low, high in BED_LEVEL_BANDS:
-        band = [r for r in rows if r["below_db"] is not None and low <= r["below_db"] < high]
-        out[f"{low:g}-{high:g}"] = {"beds": len(band), "missed": float(np.mean([r["pieces"] == 0 for r in band])) if band
-                                    else float("nan")}  # fmt: skip
+        band = [counts(r) for r in rows if r["below_db"] is not None and low <= r["below_db"] < high]
+        out[f"{low:g}-{high:g}"] = {"beds": len(band), name: float(np.mean(band)) if band else float("nan")}
     return out
+
+
+def missed_by_level(rows: list[dict]) -> dict[str, dict[str, float]]:
+    """Per level band: beds (rows of :func:`bed_pieces` with ``below_db``) and the share found by no event at all."""
+    return share_by_level(rows, "missed", lambda r: r["pieces"] == 0)
 
 
 def beeps_in_speech(rng: np.random.Generator, models: dict[str, SoundClassifier],

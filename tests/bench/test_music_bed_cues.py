@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.music_bed_cues_bench import heard, quiet_frame_descriptors, threshold_for
+from bench.music_bed_cues_bench import events, heard, quiet_frame_descriptors, threshold_for
 from engine.detect import frame_features
 
 SR = 16000
@@ -26,16 +26,18 @@ def test_the_quiet_frames_hear_a_tone_in_the_gaps_of_the_speech_and_not_silence(
     assert np.min(x[40:50, 0]) > np.max(np.r_[x[5:20, 0], x[70:85, 0]]) + 20.0
 
 
-def test_the_threshold_lets_at_most_two_percent_of_speech_scenes_pass_and_a_bed_is_heard_for_two_seconds() -> None:
+def test_the_threshold_lets_at_most_two_percent_of_speech_scenes_pass_and_a_bed_is_heard_by_a_music_event() -> None:
     peaks = [np.array([0.0, float(p)]) for p in range(100)]
     threshold = threshold_for(peaks)
     assert threshold == 97.0  # scenes peaking at 98 and 99 pass it: 2 of 100
     assert sum(p.max() > threshold for p in peaks) == 2
-    labels = np.r_[np.zeros(10), np.ones(40)].astype(np.int64)
-    score = np.r_[np.ones(10), -np.ones(20), np.ones(20)]  # 2.0 s of the bed above the threshold
-    assert heard(score, labels)
-    assert not heard(np.r_[np.ones(10), -np.ones(21), np.ones(19)], labels)
-    assert not heard(np.ones(50), np.zeros(50, dtype=np.int64))
+    bed = (1.0, 5.0)  # seconds; segments of 0.1 s
+    above = np.r_[-np.ones(30), np.ones(21), -np.ones(49)]  # 2.1 s above the threshold, from 3.0 s
+    [(start, end)] = events(above)
+    assert start == pytest.approx(3.0, abs=0.1) and end == pytest.approx(5.1, abs=0.1) and heard(above, bed)
+    assert not heard(np.r_[-np.ones(30), np.ones(15), -np.ones(55)], bed)  # 1.5 s: shorter than a music event
+    assert not heard(np.r_[-np.ones(60), np.ones(30), -np.ones(10)], bed)  # an event after the bed
+    assert events(-np.ones(100)) == []
 
 
 @pytest.mark.parametrize("n", [1, 49])
