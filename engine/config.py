@@ -56,3 +56,23 @@ DETECT_PASS_SHARE = 0.05
 NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})
 #: A word or phrase repeated back to back more often than this is a decoding loop: the copies are dropped.
 WHISPER_MAX_REPEATS = 3
+
+# -- ingest on a Dask cluster (engine.ingest.cluster) --
+#: Times a file whose worker died is sent again before it is reported (``--retries``).
+CLUSTER_RETRIES = 2
+#: Files in flight per worker thread: enough that a worker never waits for the next file,
+#: few enough that the client holds little (and sends little audio ahead).
+CLUSTER_TASKS_PER_THREAD = 2
+#: Seconds between a worker's progress messages for one file.
+CLUSTER_PROGRESS_SECONDS = 1.0
+#: Threads each worker's BLAS/OpenMP pools may use (the speech model's own: WHISPER_CPU_THREADS).
+CLUSTER_NATIVE_THREADS = 1
+#: Seconds to wait for a scheduler to answer, and for a cluster to shut down.
+CLUSTER_CONNECT_SECONDS = 10.0
+CLUSTER_CLOSE_SECONDS = 10.0
+#: Largest file whose bytes are sent to a worker that cannot read it (2 GiB, about 5 hours of
+#: 48 kHz stereo WAV or days of compressed audio). The bytes are held once in this process and
+#: once on the worker while it runs, for each file in flight; larger files belong on shared storage.
+CLUSTER_MAX_SEND_BYTES = 2 * 2**30
+#: Seconds a cluster has to run its first small task (a new worker imports Earshot's libraries).
+CLUSTER_START_SECONDS = 120.0

@@ -137,6 +137,15 @@ default_data="$TMP/gui-home/.local/share/Earshot"
 if [ -d "$default_data" ]; then ok "the user data folder was created on first start: $default_data ($(ls "$default_data" | tr '\n' ' '))"
 else fail "the GUI start did not create the user data folder $default_data"; fi
 
+# Dask is the cluster extra's, never bundled: --cluster says in one line what to install.
+run_app "$TMP/home" "$TMP/cluster.txt" "EARSHOT_DATA_DIR=$DATA" -- --db "$TMP/cluster.sqlite" ingest --cluster local:1 "$TMP/stamp"
+code=$?
+if [ $code -eq 1 ] && grep -q "^earshot: error: --cluster needs Dask" "$TMP/cluster.txt" && [ "$(wc -l < "$TMP/cluster.txt")" -eq 1 ]; then
+    ok "ingest --cluster without Dask: $(cat "$TMP/cluster.txt")"
+else
+    fail "ingest --cluster without Dask exited $code: $(tail -n 3 "$TMP/cluster.txt")"
+fi
+
 # -- 4. the app folder stays untouched --------------------------------------------------------
 written=$(find "$APP" -newer "$TMP/stamp" | head -n 5 | tr '\n' ' ')
 if [ -z "$written" ]; then ok "nothing was written inside $APP"; else fail "written inside the app folder: $written"; fi

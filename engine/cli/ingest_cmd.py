@@ -11,9 +11,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from engine.cli.common import interrupted_note, open_db_path, positive_int, resolve_model
+from engine import config
+from engine.cli.common import interrupted_note, non_negative_int, open_db_path, positive_int, resolve_model
+from engine.errors import ParameterError
 from engine.ingest import FileOutcome, IngestJob
+from engine.ingest.cluster import SEND_MODES, parse_cluster
 from engine.jobs import JobState
+from engine.timefmt import clock
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,24 +27,65 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "Unchanged files are skipped; changed files replace their old transcript.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="recording files or folders")
-    p.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    p.add_argument("--workers", type=positive_int, default=None,
                    help="recognition processes to run in parallel (default: number of cores)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="recognise on a Dask cluster: a scheduler (tcp://host:8786) or local:N to start N worker "
+                   "processes here; this process alone writes the index (needs requirements-cluster.lock)")
+    p.add_argument("--retries", type=non_negative_int, default=config.CLUSTER_RETRIES,
+                   help=f"with --cluster: times a file whose worker died is sent again (default {config.CLUSTER_RETRIES})")
+    p.add_argument("--send-audio", choices=SEND_MODES, default="auto",
+                   help="with --cluster: auto (workers read files on shared storage, else the bytes are sent), "
+                   "always (workers share no storage), never (fail files a worker cannot read)")
     p.add_argument("--model", metavar="NAME", help="speech model to use (default: the chosen default; see 'models list')")
     p.add_argument("--force", action="store_true", help="transcribe again even if a file is unchanged")
     p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     p.set_defaults(func=run)
 
 
-class _Reporter:
-    """Prints per-file progress with an ETA, and one line per finished file."""
+class _BatchTotals:
+    """Files and hours of audio queued and done in a run, and the rate they are done at."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self) -> None:
+        self.files = self.files_done = 0
+        self.seconds = self.seconds_done = 0.0
+        self.running: dict[str, float] = {}  # path -> seconds of it recognised so far
+        self.started: float | None = None
+
+    def queued(self, o: FileOutcome) -> None:
+        self.files += 1
+        self.seconds += o.duration
+
+    def ended(self, o: FileOutcome) -> None:
+        self.running.pop(o.path, None)
+        self.files_done += 1
+        self.seconds_done += o.duration
+
+    def line(self) -> str:
+        """``3 of 50 files, 0.8 of 10.0 h of audio, 12.3 h per hour, about 0:40:00 left``."""
+        done = self.seconds_done + sum(self.running.values())
+        text = f"{self.files_done} of {self.files} files, {done / 3600:.2f} of {self.seconds / 3600:.2f} h of audio"
+        elapsed = time.monotonic() - self.started if self.started is not None else 0.0
+        if elapsed > 0 and done > 0:
+            rate = done / elapsed
+            text += f", {rate:.1f} h per hour, about {clock(max(self.seconds - done, 0.0) / rate)} left"
+        return text
+
+
+class _Reporter:
+    """Prints per-file progress with an ETA, one line per finished file, and the batch's totals."""
+
+    def __init__(self, quiet: bool, *, batch_line_seconds: float = 30.0) -> None:
         self.quiet = quiet
         self.live = sys.stderr.isatty() and not quiet
         self._last_print: dict[str, float] = {}
         self._started: dict[str, float] = {}
         self._progress = None
         self._tasks: dict[str, TaskID] = {}
+        self.totals = _BatchTotals()
+        self._batch_task: TaskID | None = None
+        self._batch_every = batch_line_seconds
+        self._batch_printed = time.monotonic()
         if self.live:
 
             self._progress = Progress(
@@ -50,17 +95,42 @@ class _Reporter:
             )
             self._progress.start()
 
+    def note(self, line: str) -> None:
+        self._print(f"note: {line}", force=True)
+
+    def _batch(self) -> None:
+        """Show the batch's totals: on the live display's top line, or every so often as a line."""
+        if self.totals.files < 2:
+            return
+        if self._progress is not None:
+            if self._batch_task is None:
+                self._batch_task = self._progress.add_task("", total=max(self.totals.seconds, 1e-6))
+            done = self.totals.seconds_done + sum(self.totals.running.values())
+            self._progress.update(self._batch_task, completed=done, total=max(self.totals.seconds, 1e-6),
+                                  description=self.totals.line())
+        elif not self.quiet and time.monotonic() - self._batch_printed >= self._batch_every:
+            self._batch_printed = time.monotonic()
+            print(f"  batch    {self.totals.line()}", file=sys.stderr, flush=True)
+
     def state(self, o: FileOutcome) -> None:
         name = Path(o.path).name
+        if o.state is JobState.QUEUED:
+            self.totals.queued(o)
+            return
         if o.state is JobState.RUNNING:
+            if self.totals.started is None:
+                self.totals.started = time.monotonic()
+            self.totals.running[o.path] = 0.0
+            self._batch()
             if self._progress is not None:
                 self._tasks[o.path] = self._progress.add_task(name, total=max(o.duration, 1e-6))
             elif not self.quiet:
                 self._started[o.path] = time.monotonic()
                 print(f"  started  {o.path} ({o.duration:.1f} s)", file=sys.stderr, flush=True)
             return
-        if o.state is JobState.QUEUED:
-            return
+        if o.path in self.totals.running:
+            self.totals.ended(o)
+            self._batch()
         if self._progress is not None and o.path in self._tasks:
             self._progress.remove_task(self._tasks.pop(o.path))
         if o.state is JobState.FAILED:
@@ -74,6 +144,9 @@ class _Reporter:
             self._print(f"{o.state.value:<8} {o.path}: {o.message}", force=True)
 
     def progress(self, path: str, done: float, total: float) -> None:
+        if path in self.totals.running:
+            self.totals.running[path] = done
+            self._batch()
         if self._progress is not None and path in self._tasks:
             self._progress.update(self._tasks[path], completed=done, total=max(total, 1e-6))
         elif not self.quiet and not self.live:
@@ -101,13 +174,19 @@ class _Reporter:
 
 def run(args: argparse.Namespace) -> int:
     db_path = open_db_path(args)
+    cluster = None
+    if args.cluster is not None:
+        if args.workers is not None:
+            raise ParameterError("--workers is for ingest on this machine; with --cluster, use local:N "
+                                 "or start the cluster's workers with the processes you want")
+        cluster = parse_cluster(args.cluster, retries=args.retries, send_audio=args.send_audio)
     spec = resolve_model(args.model)
     if spec.note and not args.quiet:
         print(f"note: {spec.note}", file=sys.stderr)
     reporter = _Reporter(args.quiet)
     job = IngestJob(
-        args.paths, db_path=db_path, spec=spec, workers=args.workers, force=args.force,
-        on_state=reporter.state, on_progress=reporter.progress,
+        args.paths, db_path=db_path, spec=spec, workers=args.workers or os.cpu_count() or 1, force=args.force,
+        on_state=reporter.state, on_progress=reporter.progress, cluster=cluster, on_note=reporter.note,
     )
     t0 = time.monotonic()
     try:

@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
+from engine.ingest.cluster import ClusterPool, ClusterSpec
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress
 from engine.ingest.pool import WorkerPool
 from engine.ingest.transcribe import StageTimes, Transcript
@@ -29,8 +29,8 @@ from engine.jobs import CancelToken, JobState
 from engine.search.passage_blocks import index_passages
 from engine.storage.store import NewRecording, Store, WordRow
 
-if TYPE_CHECKING:
-    from engine.ingest.pool import WorkerPool
+#: What recognises the files: local worker processes, or a Dask cluster.
+RecognitionPool = WorkerPool | ClusterPool
 
 log = logging.getLogger("earshot.ingest")
 
@@ -101,6 +101,8 @@ class IngestJob:
     on_state : called whenever a file changes state.
     on_progress : ``(path, seconds_done, seconds_total)`` while a file is recognised.
     cancel : set it to stop the run; running files are killed, none is half-written.
+    cluster : recognise on a Dask cluster instead of local worker processes (``workers`` is then unused).
+    on_note : called with one line for the user (the cluster reached, a file sent again).
     """
 
     def __init__(
@@ -115,6 +117,8 @@ class IngestJob:
         on_progress: FileProgressFn | None = None,
         cancel: CancelToken | None = None,
         detector_settings: DetectorSettings | None = None,
+        cluster: ClusterSpec | None = None,
+        on_note: Callable[[str], None] | None = None,
     ) -> None:
         if workers < 1:
             raise ParameterError(f"--workers must be at least 1, got {workers}")
@@ -124,6 +128,8 @@ class IngestJob:
         self.workers = workers
         self.force = force
         self.detector_settings = detector_settings
+        self.cluster = cluster
+        self.on_note = on_note or (lambda line: None)
         self.on_state = on_state or (lambda outcome: None)
         self.on_progress = on_progress or (lambda path, done, total: None)
         self.cancel = cancel or CancelToken()
@@ -147,6 +153,8 @@ class IngestJob:
     def run(self) -> list[FileOutcome]:
         """Do the whole batch; returns one outcome per file, in input order."""
         files, outcomes = expand_paths(self.paths)
+        # A scheduler that cannot be reached is said before hours of hashing, not after.
+        remote = self._open_pool(len(files)) if self.cluster is not None and self.cluster.address else None
         store = Store(self.db_path)
         try:
             self.interrupted = store.mark_interrupted_jobs()
@@ -163,8 +171,10 @@ class IngestJob:
                     self._record_failure(store, outcome)
                 self.on_state(outcome)
             if todo:
-                self._recognise(store, todo)
+                self._recognise(store, todo, remote)
         finally:
+            if remote is not None:
+                remote.close()
             store.close()
         return outcomes
 
@@ -217,11 +227,20 @@ class IngestJob:
             return
         outcome.message = f"{outcome.path}: moved from {same['path']}; the index now points here (recording {same['id']})"
 
-    def _recognise(self, store: Store, todo: list[FileOutcome]) -> None:
+    def _open_pool(self, files: int) -> RecognitionPool:
+        if self.cluster is None:
+            return WorkerPool(self.spec, min(self.workers, files), detector_settings=self.detector_settings)
+        pool = ClusterPool(self.spec, self.cluster, detector_settings=self.detector_settings, on_note=self.on_note)
+        info = pool.info
+        self.on_note(f"cluster {info.label}: {info.workers} workers, {info.threads} threads"
+                     + (f"; dashboard {info.dashboard}" if info.dashboard else ""))
+        return pool
+
+    def _recognise(self, store: Store, todo: list[FileOutcome], pool: RecognitionPool | None = None) -> None:
         by_task = dict(enumerate(todo))
         queued = list(by_task)
         running: set[int] = set()
-        with WorkerPool(self.spec, min(self.workers, len(todo)), detector_settings=self.detector_settings) as pool:
+        with pool or self._open_pool(len(todo)) as pool:
             try:
                 self._drive(store, pool, by_task, queued, running)
             except BaseException:  # Ctrl+C or a fault: no job row may stay "running"
@@ -229,7 +248,7 @@ class IngestJob:
                 raise
 
     def _drive(
-        self, store: Store, pool: WorkerPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+        self, store: Store, pool: RecognitionPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
     ) -> None:
         """Hand files to idle workers and handle their messages until every file has ended."""
         fatal: Fatal | None = None
@@ -245,7 +264,7 @@ class IngestJob:
                 outcome = by_task[task_id]
                 assert outcome.info is not None  # probed before it was queued
                 self._start(store, outcome)
-                pool.submit(wid, task_id, outcome.info)
+                pool.submit(wid, task_id, outcome.info, outcome.content_hash)
                 running.add(task_id)
             for msg in pool.poll(timeout=0.1):
                 if isinstance(msg, Progress) and msg.task_id in running:
@@ -307,7 +326,7 @@ class IngestJob:
         self._finish(store, outcome, JobState.DONE, f"{n} words in {transcript.audio_seconds:.1f} s of audio")
 
     def _apply_file_cancels(
-        self, store: Store, pool: WorkerPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+        self, store: Store, pool: RecognitionPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
     ) -> None:
         requests = self._take_cancel_requests()
         if not requests:
@@ -325,7 +344,7 @@ class IngestJob:
                 self._finish(store, outcome, JobState.CANCELLED, "cancelled")
 
     def _cancel_all(
-        self, store: Store, pool: WorkerPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
+        self, store: Store, pool: RecognitionPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
     ) -> None:
         pool.close(kill=True)
         for task_id in [*running, *queued]:

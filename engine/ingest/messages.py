@@ -26,6 +26,8 @@ class FailureReason(enum.Enum):
     RECOGNITION_FAILED = "recognition failed"
     #: The worker process died while it worked on a file.
     WORKER_CRASHED = "worker crashed"
+    #: A cluster worker could not see the file and its bytes could not be sent to it.
+    AUDIO_NOT_SENT = "audio not sent"
 
 
 @dataclass(frozen=True)
