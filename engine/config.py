@@ -76,3 +76,6 @@ CLUSTER_CLOSE_SECONDS = 10.0
 CLUSTER_MAX_SEND_BYTES = 2 * 2**30
 #: Seconds a cluster has to run its first small task (a new worker imports Earshot's libraries).
 CLUSTER_START_SECONDS = 120.0
+#: Times a file is sent again when its worker dies before starting on it (it was waiting there);
+#: these do not count against CLUSTER_RETRIES, but a file cannot cycle for ever.
+CLUSTER_WAITING_RESENDS = 3

@@ -141,7 +141,10 @@ def _progress_sender(task_id: int) -> Callable[[float, float], None]:
     """Publish ``(task_id, seconds done, seconds total)`` at most every ``CLUSTER_PROGRESS_SECONDS``."""
     from distributed import get_worker
 
-    worker = get_worker()
+    try:
+        worker = get_worker()
+    except ValueError:  # called outside a worker (the tests call the task directly): nobody to tell
+        return lambda done, total: None
     last = [0.0]
 
     def send(done: float, total: float) -> None:
@@ -219,11 +222,13 @@ def worker_environment() -> dict[str, str]:
     return found
 
 
-def _worker_setup_plugin() -> Any:
+def _worker_setup_plugin(*, local: bool) -> Any:
     """A Dask worker plugin that caps a worker's native thread pools (BLAS, OpenMP) at one thread.
 
     The speech model's own threads are set where it is loaded (``config.WHISPER_CPU_THREADS``);
     without this cap numpy and librosa would start one thread per core in every worker.
+    With ``local`` (workers this process started), the workers also ignore Ctrl+C, which a
+    terminal sends to the whole process group: this process decides, and stops them itself.
     """
     from distributed import WorkerPlugin
 
@@ -231,9 +236,13 @@ def _worker_setup_plugin() -> Any:
         name = "earshot-worker-setup"
 
         def setup(self, worker: Any) -> None:
+            import signal
+
             from threadpoolctl import threadpool_limits
 
             threadpool_limits(limits=config.CLUSTER_NATIVE_THREADS)
+            if local and threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     return EarshotWorkerSetup()
 
@@ -245,7 +254,9 @@ def _worker_setup_plugin() -> Any:
 class _InFlight:
     task: RemoteTask
     future: Any
-    attempts: int = 1
+    attempts: int = 1  # sends that a worker started recognising, or will
+    waiting_resends: int = 0  # sends lost with a worker before it started on them
+    started: bool = False  # the current send has reported progress
     sent_audio: bool = False
     data: Any = None  # the scattered bytes' future, when sent
     slot: int = 0
@@ -303,7 +314,7 @@ class ClusterPool:
         except (OSError, TimeoutError) as exc:
             self.close()
             raise ParameterError(f"{cluster.label}: cannot reach the Dask scheduler: {exc}") from None
-        self.client.register_plugin(_worker_setup_plugin(), name="earshot-worker-setup")
+        self.client.register_plugin(_worker_setup_plugin(local=self._local is not None), name="earshot-worker-setup")
         self._check_environment()
         self.client.subscribe_topic(PROGRESS_TOPIC, self._on_progress)
         workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
@@ -397,7 +408,11 @@ class ClusterPool:
 
     def _handle(self, item: Any) -> list[WorkerMessage]:
         if isinstance(item, Progress):
-            return [item] if item.task_id in self._inflight else []
+            flight = self._inflight.get(item.task_id)
+            if flight is None:
+                return []
+            flight.started = True
+            return [item]
         if isinstance(item, Failed):
             self._forget(item.task_id)
             return [item]
@@ -420,19 +435,35 @@ class ClusterPool:
         # died, or the worker holding its bytes did. Send it again while retries last.
         exc = future.exception() if future.status == "error" else None
         if exc is None or isinstance(exc, self._KilledWorker | OSError):
-            if flight.attempts <= self.cluster.retries:
-                flight.attempts += 1
-                self._note(f"retrying {flight.task.path}: its worker stopped (attempt {flight.attempts} "
-                           f"of {self.cluster.retries + 1})")
-                self._release(flight)
-                self._send(flight, with_audio=flight.sent_audio)
-                return []
-            self._forget(task_id)
-            return [Failed(task_id, FailureReason.WORKER_CRASHED,
-                           f"{flight.task.path}: the worker running it stopped {flight.attempts} times; not retried again")]
+            return self._worker_died(flight)
         self._forget(task_id)
         return [Failed(task_id, FailureReason.RECOGNITION_FAILED, f"{flight.task.path}: recognition failed: {exc}",
                        "".join(traceback.format_exception(exc)))]
+
+    def _worker_died(self, flight: _InFlight) -> list[WorkerMessage]:
+        """Send a file again after its worker died, or report it once its tries are spent.
+
+        Only a death while the worker was recognising the file (it had reported progress)
+        counts against ``retries``: a file merely waiting on that worker is sent again for
+        free, at most ``CLUSTER_WAITING_RESENDS`` times.
+        """
+        task = flight.task
+        if flight.started:
+            flight.attempts += 1
+        else:
+            flight.waiting_resends += 1
+        if flight.attempts > self.cluster.retries + 1 or flight.waiting_resends > config.CLUSTER_WAITING_RESENDS:
+            self._forget(task.task_id)
+            tries = flight.attempts - 1 + flight.waiting_resends
+            return [Failed(task.task_id, FailureReason.WORKER_CRASHED,
+                           f"{task.path}: the worker running it stopped {tries} time{'s' if tries > 1 else ''}; "
+                           "not retried again")]
+        if flight.started:
+            self._note(f"retrying {task.path}: its worker stopped (attempt {flight.attempts} of {self.cluster.retries + 1})")
+        flight.started = False
+        self._release(flight)
+        self._send(flight, with_audio=flight.sent_audio)
+        return []
 
     def _on_progress(self, event: tuple[float, Any]) -> None:
         """Called by Dask on its own thread for each progress message a worker publishes."""

@@ -1,0 +1,285 @@
+"""Ingest on a real Dask LocalCluster of worker processes, writing a real index file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.asr.base import ModelSpec
+from engine.audio.decode import content_hash
+from engine.errors import ParameterError
+from engine.ingest import IngestJob
+from engine.ingest.cluster import ClusterSpec, NeedsAudio, RemoteTask, parse_cluster, recognise_remote
+from engine.ingest.messages import Done, Failed
+from engine.jobs import JobState
+from engine.storage.store import Store
+from tests.fixtures.audio import espeak, sox
+
+pytest.importorskip("distributed", reason="Dask (the cluster extra, requirements-cluster.lock) is not installed")
+psutil = pytest.importorskip("psutil", reason="psutil (dev extra) is not installed")
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("local:2", ClusterSpec(local_workers=2)),
+        ("tcp://10.0.0.5:8786", ClusterSpec(address="tcp://10.0.0.5:8786")),
+        ("sched.example.org:8786", ClusterSpec(address="tcp://sched.example.org:8786")),
+        ("tls://sched:8786", ClusterSpec(address="tls://sched:8786")),
+    ],
+    ids=["local", "tcp", "bare-host-port", "tls"],
+)
+def test_cluster_addresses(text: str, expected: ClusterSpec) -> None:
+    assert parse_cluster(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("local:0", "--cluster 'local:0': expected local:N with N a whole number of at least 1"),
+        ("local:x", "--cluster 'local:x': expected local:N with N a whole number of at least 1"),
+        ("local", "--cluster 'local': expected local:N with N a whole number of at least 1"),
+        ("sched", "--cluster 'sched': expected local:N or a scheduler address such as tcp://host:8786"),
+        ("http://sched:8786", "--cluster 'http://sched:8786': expected local:N or a scheduler address such as tcp://host:8786"),
+        ("tcp://sched:port", "--cluster 'tcp://sched:port': expected local:N or a scheduler address such as tcp://host:8786"),
+    ],
+    ids=["zero-workers", "not-a-number", "no-count", "no-port", "http", "port-not-a-number"],
+)
+def test_bad_cluster_addresses_are_refused(text: str, message: str) -> None:
+    with pytest.raises(ParameterError) as err:
+        parse_cluster(text)
+    assert str(err.value) == message
+
+
+def test_bad_cluster_options_are_refused() -> None:
+    with pytest.raises(ParameterError, match="--retries must be 0 or more, got -1"):
+        ClusterSpec(local_workers=1, retries=-1)
+    with pytest.raises(ParameterError, match="--send-audio must be one of auto, always, never, got 'sometimes'"):
+        ClusterSpec(local_workers=1, send_audio="sometimes")
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("clips")
+    return {
+        "council": espeak("The council approved the budget for the new hospital on Monday.", d / "council.wav"),
+        "rain": espeak("Heavy rain flooded several streets in the harbour district.", d / "rain.wav", voice="en-gb"),
+    }
+
+
+@pytest.fixture(scope="module")
+def minute_wav(tmp_path_factory: pytest.TempPathFactory, librivox: dict[Path, str]) -> Path:
+    """About 75 s of real read speech: long enough to kill its worker half-way."""
+    out = tmp_path_factory.mktemp("minute") / "minute.wav"
+    sox(*[str(p) for p in librivox] * 3, str(out))
+    return out
+
+
+def _words(db: Path, name: str) -> list[tuple[float, float, str, str]]:
+    store = Store(db)
+    rec = store.recording(name)
+    return [(w["start"], w["end"], w["text"], w["display"]) for w in store.words(rec["id"])]
+
+
+# -- the worker's task, called directly ------------------------------------------------------
+
+
+def test_the_task_reads_the_file_where_it_lies_or_asks_for_its_bytes(
+    tmp_path: Path, clips: dict[str, Path], whisper_model: ModelSpec
+) -> None:
+    path = clips["council"]
+    task = RemoteTask(7, str(path), path.stat().st_size, content_hash(path), whisper_model)
+    from_path = recognise_remote(task)
+    assert isinstance(from_path, Done) and from_path.task_id == 7
+    assert "council" in [w.text for w in from_path.transcript.words]
+
+    elsewhere = RemoteTask(8, str(tmp_path / "only-on-the-client.wav"), task.size_bytes, task.content_hash, whisper_model)
+    assert recognise_remote(elsewhere) == NeedsAudio(8, "not on this worker's storage")
+    other = RemoteTask(9, str(clips["rain"]), task.size_bytes, task.content_hash, whisper_model)
+    assert isinstance(recognise_remote(other), NeedsAudio)  # same name would not do: the bytes differ
+
+    sent = recognise_remote(elsewhere, path.read_bytes())
+    assert isinstance(sent, Done)
+    assert [(w.start, w.end, w.text) for w in sent.transcript.words] == [
+        (w.start, w.end, w.text) for w in from_path.transcript.words
+    ]
+    flipped = bytearray(path.read_bytes())
+    flipped[len(flipped) // 2] ^= 0xFF
+    damaged = recognise_remote(elsewhere, bytes(flipped))
+    assert isinstance(damaged, Failed)
+    assert damaged.message == f"{elsewhere.path}: its bytes arrived damaged on the worker"
+
+
+# -- a real LocalCluster ---------------------------------------------------------------------
+
+
+pytestmark = pytest.mark.slow
+
+
+def test_cluster_ingest_gives_the_words_of_local_ingest(
+    tmp_path: Path, clips: dict[str, Path], whisper_model: ModelSpec
+) -> None:
+    files = [clips["council"], clips["rain"], tmp_path / "vanished.wav"]
+    notes: list[str] = []
+    cluster_db, local_db = tmp_path / "cluster.sqlite", tmp_path / "local.sqlite"
+    out = IngestJob(files, db_path=cluster_db, spec=whisper_model, cluster=ClusterSpec(local_workers=2),
+                    on_note=notes.append).run()
+    states = {Path(o.path).name: (o.state, o.message) for o in out}
+    assert states["council.wav"][0] is JobState.DONE and states["rain.wav"][0] is JobState.DONE
+    assert states["vanished.wav"] == (JobState.FAILED, f"{tmp_path / 'vanished.wav'}: file not found (missing or removed)")
+    assert notes[0].startswith("cluster local:2: 2 workers, 2 threads")
+    IngestJob(files[:2], db_path=local_db, spec=whisper_model, workers=2).run()
+    for name in ("council.wav", "rain.wav"):
+        assert _words(cluster_db, name) == _words(local_db, name) != []
+    store = Store(cluster_db)
+    council = store.recording("council.wav")
+    assert store.stories(council["id"]) and (council["engine"], council["model"]) == ("whisper", whisper_model.name)
+    assert [j["status"] for j in store.jobs(status="done")] == ["done", "done"]
+
+    # A re-run resumes: unchanged files are skipped by content hash, before any cluster starts.
+    again = IngestJob(files[:2], db_path=cluster_db, spec=whisper_model, cluster=ClusterSpec(local_workers=1),
+                      on_note=notes.append).run()
+    assert [o.state for o in again] == [JobState.SKIPPED, JobState.SKIPPED]
+    assert len(notes) == 1
+
+
+def test_sent_bytes_give_the_same_words(tmp_path: Path, clips: dict[str, Path], whisper_model: ModelSpec) -> None:
+    db = tmp_path / "sent.sqlite"
+    out = IngestJob([clips["council"]], db_path=db, spec=whisper_model,
+                    cluster=ClusterSpec(local_workers=1, send_audio="always")).run()
+    assert out[0].state is JobState.DONE, out[0].message
+    local = tmp_path / "local.sqlite"
+    IngestJob([clips["council"]], db_path=local, spec=whisper_model).run()
+    assert _words(db, "council.wav") == _words(local, "council.wav")
+
+
+def _busiest_child() -> psutil.Process:
+    """The child process using the most CPU over half a second (the worker recognising the file)."""
+    children = psutil.Process().children(recursive=True)
+    before = {p.pid: sum(p.cpu_times()[:2]) for p in children}
+    time.sleep(0.5)
+    used = {p: sum(p.cpu_times()[:2]) - before[p.pid] for p in children if p.is_running()}
+    return max(used, key=lambda p: used[p])
+
+
+def _start_watched(files: list[Path], db: Path, spec: ModelSpec, cluster: ClusterSpec,
+                   ) -> tuple[IngestJob, threading.Thread, list, list[str]]:  # type: ignore[type-arg]
+    started = threading.Event()
+    notes: list[str] = []
+    job = IngestJob(files, db_path=db, spec=spec, cluster=cluster, on_note=notes.append,
+                    on_progress=lambda path, done, total: started.set() if done > 5 else None)
+    result: list = []  # type: ignore[type-arg]
+    thread = threading.Thread(target=lambda: result.extend(job.run()))
+    thread.start()
+    assert started.wait(120), "recognition never reported progress"
+    return job, thread, result, notes
+
+
+def test_a_killed_worker_has_its_file_sent_again(tmp_path: Path, minute_wav: Path, whisper_model: ModelSpec) -> None:
+    db = tmp_path / "lib.sqlite"
+    _job, thread, result, notes = _start_watched([minute_wav], db, whisper_model, ClusterSpec(local_workers=2))
+    _busiest_child().kill()
+    thread.join(300)
+    assert not thread.is_alive()
+    assert result[0].state is JobState.DONE, result[0].message
+    assert any(n.startswith(f"retrying {minute_wav}: its worker stopped (attempt 2 of 3)") for n in notes), notes
+    store = Store(db)
+    assert store.counts()["recordings"] == 1 and store.recording("minute.wav")["word_count"] > 100
+
+
+def test_a_file_whose_worker_dies_past_its_retries_is_reported(
+    tmp_path: Path, minute_wav: Path, clips: dict[str, Path], whisper_model: ModelSpec
+) -> None:
+    db = tmp_path / "lib.sqlite"
+    files = [minute_wav, clips["council"]]
+    _job, thread, result, _notes = _start_watched(files, db, whisper_model, ClusterSpec(local_workers=1, retries=0))
+    _busiest_child().kill()
+    thread.join(300)
+    assert not thread.is_alive()
+    states = {Path(o.path).name: (o.state, o.message) for o in result}
+    assert states["minute.wav"] == (JobState.FAILED, f"{minute_wav}: the worker running it stopped 1 time; not retried again")
+    assert states["council.wav"][0] is JobState.DONE, states  # the batch went on, on the restarted worker
+    store = Store(db)
+    assert [r["name"] for r in store.recordings()] == ["council.wav"]
+    assert store.jobs(status="failed")[0]["message"].endswith("not retried again")
+
+
+def test_cancel_leaves_nothing_half_written(tmp_path: Path, minute_wav: Path, whisper_model: ModelSpec) -> None:
+    db = tmp_path / "lib.sqlite"
+    job, thread, result, _ = _start_watched([minute_wav], db, whisper_model, ClusterSpec(local_workers=1))
+    job.cancel.cancel()
+    thread.join(60)
+    assert not thread.is_alive()
+    assert result[0].state is JobState.CANCELLED
+    store = Store(db)
+    assert store.counts()["recordings"] == 0 and store.counts()["words"] == 0
+    assert store.jobs()[0]["status"] == "cancelled"
+
+
+def _cli(*args: str, **kw: object) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, str(REPO / "main.py"), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO, **kw)  # type: ignore[call-overload]
+
+
+def test_ctrl_c_cancels_the_cluster_and_ends_every_worker(tmp_path: Path, minute_wav: Path) -> None:
+    db = tmp_path / "lib.sqlite"
+    # A terminal's Ctrl+C reaches the whole process group; a test run may hand SIGINT down ignored.
+    proc = _cli("--db", str(db), "ingest", "--cluster", "local:2", str(minute_wav), start_new_session=True,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while not (db.exists() and Store(db).jobs(status="running")):
+        assert time.monotonic() < deadline and proc.poll() is None, "the ingest never started"
+        time.sleep(0.2)
+    time.sleep(2)  # recognising
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "earshot: interrupted" in err.splitlines() and "Traceback" not in err, err
+    store = Store(db)
+    assert store.counts()["recordings"] == 0 and store.counts()["words"] == 0
+    assert [j["status"] for j in store.jobs()] == ["cancelled"]
+    deadline = time.monotonic() + 20
+    while True:  # nothing of the cluster outlives the command
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "worker processes outlived the command"
+        time.sleep(0.2)
+
+
+def test_cli_cluster_errors_are_one_line(tmp_path: Path, clips: dict[str, Path]) -> None:
+    db = tmp_path / "lib.sqlite"
+    cases = {
+        ("--cluster", "local:1", "--workers", "2"): "earshot: error: --workers is for ingest on this machine; "
+        "with --cluster, use local:N or start the cluster's workers with the processes you want",
+        ("--cluster", "tcp://127.0.0.1:9"): "earshot: error: tcp://127.0.0.1:9: cannot reach the Dask scheduler: ",
+        ("--cluster", "local:1", "--retries", "-1"): "earshot: error: ingest: argument --retries: must be 0 or more, got -1",
+    }
+    for args, start in cases.items():
+        proc = _cli("--db", str(db), "ingest", *args, str(clips["council"]))
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode in (1, 2) and err.startswith(start) and err.count("\n") == 1, (args, err)
+        assert out == ""
+    assert not db.exists() or Store(db).counts()["recordings"] == 0
+
+
+def test_without_dask_cluster_says_what_to_install(tmp_path: Path, clips: dict[str, Path]) -> None:
+    code = (
+        "import sys; sys.modules['dask'] = sys.modules['distributed'] = None\n"
+        "from engine.cli.main import main\n"
+        f"sys.exit(main(['--db', {str(tmp_path / 'lib.sqlite')!r}, 'ingest', '--cluster', 'local:1', "
+        f"{str(clips['council'])!r}]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == ("earshot: error: --cluster needs Dask, which is not installed; install it with: "
+                           ".venv/bin/python -m pip install --require-hashes -r requirements-cluster.lock\n")
