@@ -46,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import cached_broadcast  # noqa: E402
+from bench.common import cached_broadcast, write_result  # noqa: E402
 from engine.evaluate.word_errors import WordErrors, scoring_tokens, word_errors  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -282,36 +282,31 @@ def _memory_row(m: dict[str, Any]) -> str:
     return f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {m['rtf']:.3f} |"
 
 
+MEMORY_HEADER = ["| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
+
+
+def memory_table(memory: list[dict[str, Any]]) -> str:
+    """Peak RSS and RTF of each long-file memory run, a markdown table."""
+    return "\n".join([*MEMORY_HEADER, *(_memory_row(m) for m in memory)])
+
+
 def write_memory(memory: list[dict[str, Any]], args: argparse.Namespace) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
     tag = "-".join(f"{m:g}" for m in args.memory_minutes)
-    (RESULTS / f"asr-memory-{tag}min.json").write_text(json.dumps({"cpus": os.cpu_count(), "memory": memory}, indent=1) + "\n")
     lines = ["# Peak RSS of recognition over long files", "",
              f"`python bench/asr_bench.py --memory-only --memory-minutes "
              f"{' '.join(f'{m:g}' for m in args.memory_minutes)} --engines {' '.join(args.engines)}`", "",
-             "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
-    lines += [_memory_row(m) for m in memory]
-    (RESULTS / f"asr-memory-{tag}min.md").write_text("\n".join(lines) + "\n")
+             memory_table(memory)]
+    write_result(f"asr-memory-{tag}min", {"cpus": os.cpu_count(), "memory": memory}, "\n".join(lines))
 
 
-def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list[dict[str, Any]],
-                  args: argparse.Namespace, truth: dict[str, Any]) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "broadcast_minutes": truth["duration"] / 60, "seed": args.seed, "broadcast_settings": truth.get("settings")}
-    (RESULTS / "asr.json").write_text(json.dumps({"meta": meta, "engines": rows, "whisper_vs_direct": peer,
-                                                  "memory": memory}, indent=1) + "\n")
+def engines_table(result: dict[str, Any]) -> str:
+    """One row per engine: LibriVox and broadcast WER, words in non-speech, word-start error, RTF, memory."""
     lines = [
-        "# Recognition per engine",
-        "",
-        f"`python bench/asr_bench.py --minutes {args.minutes:g} --seed {args.seed} --memory-minutes "
-        f"{' '.join(f'{m:g}' for m in args.memory_minutes)}`; {os.cpu_count()} CPUs shared, one run.",
-        "",
         "| engine | LibriVox WER | LibriVox RTF | broadcast WER (numbers spelled) | errors | words in non-speech / h |"
         " median start error | broadcast RTF (ingest path) | peak RSS |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
+    for r in result["engines"]:
         start = r["broadcast_median_start_error"]
         lines.append(
             f"| {r['engine']} | {r['librivox_wer']:.1%} ({r['librivox_errors']}/{r['librivox_words']}) |"
@@ -319,20 +314,44 @@ def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list
             f" {r['broadcast_non_speech_words_per_hour']:.0f} | {'-' if start is None else f'{start:.3f} s'} |"
             f" {r['broadcast_rtf']:.3f} | {r['broadcast_rss_mb']:.0f} MB |"
         )
+    return "\n".join(lines)
+
+
+def direct_table(peer: dict[str, Any]) -> str:
+    """Our chunked Whisper path against faster-whisper called directly, a markdown table."""
+    lines = ["| path | RTF | WER | words in non-speech / h | median start error | peak RSS |", "|---|---|---|---|---|---|"]
+    for name in ("ours", "direct"):
+        p = peer[name]
+        lines.append(f"| {name} | {p['rtf']:.3f} | {p['wer']:.1%} | {p['non_speech_words_per_hour']:.0f} |"
+                     f" {p['median_start_error']:.3f} s | {p['peak_rss_mb']:.0f} MB |")
+    return "\n".join(lines)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """``bench/results/asr.md`` from ``asr.json``."""
+    meta = result["meta"]
+    lines = ["# Recognition per engine", "", f"`{meta.get('command', 'python bench/asr_bench.py')}`;"
+             f" {meta.get('cpus')} CPUs shared, one run.", "", engines_table(result)]
+    peer = result.get("whisper_vs_direct")
     if peer:
         lines += ["", "Our Whisper path (chunked, recognition only) against faster-whisper called directly on the same"
-                  " file, same model and options:", "",
-                  "| path | RTF | WER | words in non-speech / h | median start error | peak RSS |", "|---|---|---|---|---|---|"]
-        for name in ("ours", "direct"):
-            p = peer[name]
-            lines.append(f"| {name} | {p['rtf']:.3f} | {p['wer']:.1%} | {p['non_speech_words_per_hour']:.0f} |"
-                         f" {p['median_start_error']:.3f} s | {p['peak_rss_mb']:.0f} MB |")
-        lines += ["", f"Time ratio ours / direct: {peer['time_ratio']:.2f}."]
-    if memory:
+                  " file, same model and options:", "", direct_table(peer), "",
+                  f"Time ratio ours / direct: {peer['time_ratio']:.2f}."]
+    if result.get("memory"):
         lines += ["", "Peak RSS of recognition over long files (the broadcast repeated):", "",
-                  "| engine | minutes | peak RSS | RTF |", "|---|---|---|---|"]
-        lines += [_memory_row(m) for m in memory]
-    (RESULTS / "asr.md").write_text("\n".join(lines) + "\n")
+                  memory_table(result["memory"])]
+    return "\n".join(lines)
+
+
+def write_results(rows: list[dict[str, Any]], peer: dict[str, Any], memory: list[dict[str, Any]],
+                  args: argparse.Namespace, truth: dict[str, Any]) -> None:
+    command = (f"python bench/asr_bench.py --minutes {args.minutes:g} --seed {args.seed} --memory-minutes "
+               f"{' '.join(f'{m:g}' for m in args.memory_minutes)}")
+    meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "broadcast_minutes": truth["duration"] / 60, "seed": args.seed, "broadcast_settings": truth.get("settings"),
+            "command": command}
+    result = {"meta": meta, "engines": rows, "whisper_vs_direct": peer, "memory": memory}
+    write_result("asr", result, markdown(result))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ Run: ``.venv/bin/python -m bench.build_bench [--runs 5] [--app dist/earshot] [--
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -34,8 +33,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository first
+from bench.common import REPO, RESULTS, write_result
+
 PYTHON = REPO / ".venv" / "bin" / "python"
 
 #: (name, arguments, what the time means, warm runs as a share of --runs)
@@ -118,25 +118,33 @@ def start_times(app: Path, runs: int, probes: tuple[tuple[str, list[str], str, f
     return results
 
 
-def write_results(record: dict[str, Any]) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "build.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+def starts_table(record: dict[str, Any]) -> str:
+    """Start-up times of the frozen app and of ``python main.py``, cold and warm, a markdown table."""
+    lines = ["| start | frozen cold | frozen warm | `python main.py` cold | `python main.py` warm |", "|---|---|---|---|---|"]
+    for row in record["starts"].values():
+        f, p = row["frozen"], row["python"]
+        lines.append(f"| {row['meaning']} | {f['cold_s']:.2f} s | {f['warm_median_s']:.2f} s | "
+                     f"{p['cold_s']:.2f} s | {p['warm_median_s']:.2f} s |")
+    return "\n".join(lines)
+
+
+def markdown(record: dict[str, Any]) -> str:
+    """``bench/results/build.md`` from ``build.json``."""
     size = record["size"]
     built = ""
     if "build" in record:
         built = (f"built by `bash packaging/build.sh` (PyInstaller {record['build']['pyinstaller']}, clean cache) "
                  f"in {record['build']['seconds']:.0f} s; ")
-    lines = [f"Standalone folder: {built}{size['mib']:.0f} MiB in {size['files']} files.", ""]
-    lines += ["| start | frozen cold | frozen warm | `python main.py` cold | `python main.py` warm |", "|---|---|---|---|---|"]
-    for row in record["starts"].values():
-        f, p = row["frozen"], row["python"]
-        lines.append(f"| {row['meaning']} | {f['cold_s']:.2f} s | {f['warm_median_s']:.2f} s | "
-                     f"{p['cold_s']:.2f} s | {p['warm_median_s']:.2f} s |")
     m = record["machine"]
-    lines += ["", f"Cold: fresh user data and cache folders (numba compiles its kernels); warm: median of the "
-              f"following runs. {m['machine']}, {m['cores']} cores, load average {m['load_before']} before and "
-              f"{m['load_after']} after, {record['date']}."]
-    (RESULTS / "build.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return "\n".join([f"Standalone folder: {built}{size['mib']:.0f} MiB in {size['files']} files.", "",
+                      starts_table(record), "",
+                      f"Cold: fresh user data and cache folders (numba compiles its kernels); warm: median of the "
+                      f"following runs. {m['machine']}, {m['cores']} cores, load average {m['load_before']} before and "
+                      f"{m['load_after']} after, {record['date']}."])
+
+
+def write_results(record: dict[str, Any]) -> None:
+    write_result("build", record, markdown(record), indent=2)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -51,26 +52,34 @@ def markup_counts(lines: list[str]) -> dict[str, int]:
     return counts
 
 
-def main() -> int:
-    days = sorted((SHARED / "newsscape").glob("*.txt3"))
-    if not days:
-        print(f"caption_markup_bench: no .txt3 files in {SHARED / 'newsscape'}", file=sys.stderr)
-        return 1
-    result = {d.name: markup_counts(d.read_text(encoding="utf-8", errors="replace").splitlines()) for d in days}
-    lines = ["# Caption markup at the true story starts (NewsScape days)", "", f"Machine: {machine()}.", "",
+def markdown(result: dict[str, Any]) -> str:
+    """``bench/results/caption_markup.md`` from ``caption_markup.json``: the markup at the true story starts, and
+    what each day's truth marks."""
+    days = result["days"]
+    lines = ["# Caption markup at the true story starts (NewsScape days)", "", f"Machine: {result['machine']}.", "",
              "| day | segments | opening on `>>>` | `>>>` rows | opening on `>>` alone | `>>` rows |",
              "| --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
-    for i, (name, c) in enumerate(result.items(), 1):
+    for i, (name, c) in enumerate(days.items(), 1):
         lines.append(f"| {i} ({name[:10]}) | {c['segments']} | {c['opening_story_change']} | {c['story_change_rows']} | "
                      f"{c['opening_speaker_change']} | {c['speaker_change_rows']} |")  # fmt: skip
     lines += ["", "What each day's truth marks:", "",
               "| day | segments | commercial blocks | story starts right after a commercial block "
               "| other story starts (first included) |",
               "| --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
-    for i, (name, c) in enumerate(result.items(), 1):
+    for i, (name, c) in enumerate(days.items(), 1):
         lines.append(f"| {i} ({name[:10]}) | {c['segments']} | {c['commercials']} | {c['stories_after_commercial']} | "
                      f"{c['other_stories']} |")  # fmt: skip
-    write_result("caption_markup", {"days": result, "machine": machine()}, "\n".join(lines), echo=True)
+    return "\n".join(lines)
+
+
+def main() -> int:
+    days = sorted((SHARED / "newsscape").glob("*.txt3"))
+    if not days:
+        print(f"caption_markup_bench: no .txt3 files in {SHARED / 'newsscape'}", file=sys.stderr)
+        return 1
+    result = {d.name: markup_counts(d.read_text(encoding="utf-8", errors="replace").splitlines()) for d in days}
+    result = {"days": result, "machine": machine()}
+    write_result("caption_markup", result, markdown(result), echo=True)
     return 0
 
 

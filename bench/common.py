@@ -14,7 +14,9 @@ import hashlib
 import json
 import os
 import platform
+import subprocess
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,11 +56,31 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
+def checkout_commit(root: Path = REPO) -> str:
+    """The checkout's HEAD as 10 hex digits, with ``+changes`` when tracked files differ from it; ``unknown``
+    outside a git checkout."""
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=10", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+changes" if changed else "")
+
+
+def recorded() -> dict[str, str]:
+    """When, at which commit and on what machine a result is measured: the ``recorded`` entry of every result
+    file, which ``python -m bench.report`` prints above each docs table."""
+    return {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": checkout_commit(), "machine": machine()}
+
+
 def write_result(name: str, result: dict[str, Any], table: str, *, indent: int = 1, default: Any = None,
                  echo: bool = False) -> None:
-    """Write ``bench/results/<name>.json`` (``result``) and ``<name>.md`` (``table``, markdown); with
-    ``echo``, print the table too."""
+    """Write ``bench/results/<name>.json`` (``result``, with a ``recorded`` entry: date, commit, machine) and
+    ``<name>.md`` (``table``, markdown); with ``echo``, print the table too."""
     RESULTS.mkdir(parents=True, exist_ok=True)
+    result = {**result, "recorded": result.get("recorded") or recorded()}
     (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=indent, default=default) + "\n", encoding="utf-8")
     markdown = table if table.endswith("\n") else table + "\n"
     (RESULTS / f"{name}.md").write_text(markdown, encoding="utf-8")

@@ -398,6 +398,27 @@ def _speech(feats: object, sounds: list[Event]) -> list[tuple[float, float]]:
     return [(e.start, e.end) for e in events]
 
 
+def scores_table(result: dict) -> str:
+    """Event F1 / segment F1 per class, condition and detector, with the targets: a markdown table. The detectors
+    are the columns the result holds, in the order of ``METHODS`` (an older result's others after them)."""
+    held = list(dict.fromkeys(m for conds in result["scores"].values() for row in conds.values() for m in row))
+    methods = [m for m in METHODS if m in held] + [m for m in held if m not in METHODS]
+    lines = [
+        "| class | condition | events | " + " | ".join(m if m != "rules" else "today's rules" for m in methods) + " | target |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in methods) + " | --- |",
+    ]
+    for kind, conds in result["scores"].items():
+        for cond in SCENE_KINDS:
+            if cond not in conds:
+                continue
+            row = conds[cond]
+            cells = [f"{row[m]['event_f1']:.2f} / {row[m]['segment_f1']:.2f}" if m in row else "" for m in methods]
+            target = TARGETS.get((kind, cond))
+            lines.append(f"| {kind} | {cond} | {row['rules']['events']} | " + " | ".join(cells)
+                         + f" | {'' if target is None else f'>= {target:.2f}'} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def markdown(result: dict) -> str:
     lines = [
         "# Sound detectors, leave one package out",
@@ -405,18 +426,8 @@ def markdown(result: dict) -> str:
         f"Held-out mixtures: {result['audio_minutes']:.0f} min of audio over {len(result['folds'])} folds "
         f"(one per Debian or PyPI package); seed {result['seed']}. Event F1 (1 s collar) / segment F1 (100 ms), sed_eval.",
         "",
-        "| class | condition | events | " + " | ".join(m if m != "rules" else "today's rules" for m in METHODS) + " | target |",
-        "| --- | --- | --- | " + " | ".join("---" for _ in METHODS) + " | --- |",
+        scores_table(result),
     ]
-    for kind, conds in result["scores"].items():
-        for cond in SCENE_KINDS:
-            if cond not in conds:
-                continue
-            row = conds[cond]
-            cells = [f"{row[m]['event_f1']:.2f} / {row[m]['segment_f1']:.2f}" if m in row else "" for m in METHODS]
-            target = TARGETS.get((kind, cond))
-            lines.append(f"| {kind} | {cond} | {row['rules']['events']} | " + " | ".join(cells)
-                         + f" | {'' if target is None else f'>= {target:.2f}'} |")  # fmt: skip
     fa = result["false_alarms_per_hour_of_speech"]
     cpu = result["cpu_seconds_per_hour"]
     lines += [
@@ -436,7 +447,7 @@ def markdown(result: dict) -> str:
         + "; ".join(f"{m}: {100 * v['missed']:.0f} % missed, {100 * v['one_piece']:.0f} % in one event, "
                     f"{100 * v['in_pieces']:.0f} % in pieces, {100 * v['matched']:.0f} % matched; first event "
                     f"{v['median_late_start']:.1f} s late, last ends {v['median_early_end']:.1f} s early (medians)"
-                    for m, v in result["music_bed_pieces"].items() if v) + ".",
+                    for m, v in result.get("music_bed_pieces", {}).items() if v) + ".",
         "Music beds under speech not found at all, by level below the speech: "
         + "; ".join(f"{m}: " + ", ".join(f"{band} dB {100 * v['missed']:.0f} % of {v['beds']}" for band, v in bands.items())
                     for m, bands in result.get("music_bed_missed_by_level", {}).items()) + ".",

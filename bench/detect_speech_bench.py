@@ -19,7 +19,6 @@ Run: ``.venv/bin/python -m bench.detect_speech_bench`` (about a CPU minute).
 from __future__ import annotations
 
 import dataclasses
-import json
 import platform
 import sys
 import time
@@ -31,6 +30,7 @@ import scipy.signal
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.common import write_result  # noqa: E402
 from engine.detect import DetectorSettings, frame_features  # noqa: E402
 from engine.detect.analyzer import rule_sound_events, sound_events, speech_under_music  # noqa: E402
 from engine.detect.audioset import audioset_logits  # noqa: E402
@@ -184,10 +184,7 @@ def markdown(r: dict) -> str:
 
 def main() -> int:
     result = run()
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "detect_speech.json").write_text(json.dumps(result, indent=1) + "\n")
-    (RESULTS / "detect_speech.md").write_text(markdown(result))
-    print(markdown(result))
+    write_result("detect_speech", result, markdown(result), echo=True)
     return 0
 
 

@@ -55,7 +55,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import cached_broadcast, ingest_cache_tag  # noqa: E402
+from bench.common import cached_broadcast, ingest_cache_tag, write_result  # noqa: E402
 from engine.asr.base import Word  # noqa: E402
 from engine.entities.spans import EntitySpan  # noqa: E402
 from engine.entities.spans import Transcript as EntityTranscript  # noqa: E402
@@ -285,26 +285,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write(rows: list[dict[str, Any]], args: argparse.Namespace, truths: dict[str, dict[str, Any]],
-          queries: list[tuple[str, str, str, float, float]]) -> None:  # fmt: skip
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "seeds": args.seeds, "minutes": [t["duration"] / 60 for t in truths.values()],
-            "stories": sum(len(t["stories"]) for t in truths.values()), "queries": [q[:3] for q in queries]}
-    (RESULTS / "downstream.json").write_text(json.dumps({"meta": meta, "engines": rows}, indent=1, default=asdict) + "\n")
+def engines_table(result: dict[str, Any]) -> str:
+    """One row per source of words: WER, search, stories and names measured through the index."""
     lines = [
-        "# Downstream on recogniser output",
-        "",
-        f"`python bench/downstream_bench.py --seeds {' '.join(map(str, args.seeds))} --minutes {args.minutes:g}"
-        f" --engines {' '.join(args.engines)}`; {len(truths)} broadcasts, {meta['stories']} stories,"
-        f" {len(queries)} queries; {os.cpu_count()} CPUs shared, one run. `truth`: the broadcast's own words (the ceiling).",
-        "",
         "| words from | WER | RTF (ingest path) | top hit in the right story | R-precision (s) |"
         " same two, ranked passages (before soft extents) | same two, true stories | R-precision, own / true stories |"
         " Pk | WindowDiff | Pk, evenly spaced | entity F |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
+    for r in result["engines"]:
         lines.append(f"| {r['engine']} | {r['wer']:.1%} | {r['rtf']:.3f} | {r['top_hit_in_story']:.0%} |"
                      f" {r['rprec_seconds']:.3f} | {r['top_hit_in_story_passages']:.0%} /"
                      f" {r['rprec_seconds_passages']:.3f} | {r['top_hit_in_story_true_stories']:.0%} /"
@@ -312,7 +301,30 @@ def write(rows: list[dict[str, Any]], args: argparse.Namespace, truths: dict[str
                      f" {r['rprec_seconds'] / max(r['rprec_seconds_true_stories'], 1e-9):.3f} |"
                      f" {r['pk']:.3f} | {r['windowdiff']:.3f} | {r['pk_even']:.3f} |"
                      f" {r['entity_f']:.3f} |")
-    (RESULTS / "downstream.md").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """``bench/results/downstream.md`` from ``downstream.json``."""
+    meta = result["meta"]
+    return "\n".join([
+        "# Downstream on recogniser output",
+        "",
+        f"`python bench/downstream_bench.py --seeds {' '.join(map(str, meta['seeds']))}`; {len(meta['seeds'])} broadcasts,"
+        f" {meta['stories']} stories, {len(meta['queries'])} queries; {meta['cpus']} CPUs shared, one run."
+        " `truth`: the broadcast's own words (the ceiling).",
+        "",
+        engines_table(result),
+    ])
+
+
+def write(rows: list[dict[str, Any]], args: argparse.Namespace, truths: dict[str, dict[str, Any]],
+          queries: list[tuple[str, str, str, float, float]]) -> None:  # fmt: skip
+    meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "seeds": args.seeds, "minutes": [t["duration"] / 60 for t in truths.values()],
+            "stories": sum(len(t["stories"]) for t in truths.values()), "queries": [q[:3] for q in queries]}
+    result = json.loads(json.dumps({"meta": meta, "engines": rows}, default=asdict))
+    write_result("downstream", result, markdown(result))
 
 
 if __name__ == "__main__":

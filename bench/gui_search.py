@@ -145,22 +145,21 @@ def typing_stall(db: Path) -> dict[str, float]:
             "answers_shown": answered["n"]}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--hours", type=float, default=200.0)
-    args = ap.parse_args(argv)
-    use_bench_folders("gui-search")
-    db = built_once(CACHE / f"gui-search-{args.hours:g}h.sqlite", f"a {args.hours:g}-hour synthetic library",
-                    lambda path: build_library(path, args.hours))
-    result = {"hours": args.hours, "words": int(args.hours * 60 * WORDS_PER_MINUTE), "search": time_queries(db),
-              "previous": previous_search_ratio(db), "typing": typing_stall(db), "cpus": os.cpu_count()}
-    lines = [f"# Search on a {args.hours:g}-hour library ({result['words']:,} words)", "",
-             "Latency of :meth:`LibraryReader.search` (engine hot-spot search, 100 hits), ms:", "",
-             "| filter | full queries p50 | p95 | max | every typed prefix p50 | p95 | max |",
+def latency_table(result: dict) -> str:  # type: ignore[type-arg]
+    """Search latency per filter, full queries and typed prefixes, ms: a markdown table."""
+    lines = ["| filter | full queries p50 | p95 | max | every typed prefix p50 | p95 | max |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for label, r in result["search"].items():
         lines.append(f"| {label} | {r['full_p50_ms']} | {r['full_p95_ms']} | {r['full_max_ms']} | "
                      f"{r['prefix_p50_ms']} | {r['prefix_p95_ms']} | {r['prefix_max_ms']} |")
+    return "\n".join(lines)
+
+
+def markdown(result: dict) -> str:  # type: ignore[type-arg]
+    """``bench/results/gui_search.md`` from ``gui_search.json``."""
+    lines = [f"# Search on a {result['hours']:g}-hour library ({result['words']:,} words)", "",
+             "Latency of :meth:`LibraryReader.search` (engine hot-spot search, 100 hits), ms:", "",
+             latency_table(result)]
     c = result["previous"]
     lines += ["", f"Engine search (100 hits, no filter, full queries, interleaved) as shipped against the previous"
               f" search (soft extents reaching {PREVIOUS_REACH_WORDS} words), same run: p50 {c['shipped_p50_ms']} ms"
@@ -170,6 +169,19 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", f"Typing {len(QUERIES)} queries in the GUI (a key every 60 ms, a pause after each): longest UI "
               f"stall {t['longest_stall_ms']} ms, {t['stalls_over_50ms']} stalls over 50 ms, "
               f"{t['answers_shown']} answers shown.", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hours", type=float, default=200.0)
+    args = ap.parse_args(argv)
+    use_bench_folders("gui-search")
+    db = built_once(CACHE / f"gui-search-{args.hours:g}h.sqlite", f"a {args.hours:g}-hour synthetic library",
+                    lambda path: build_library(path, args.hours))
+    result = {"hours": args.hours, "words": int(args.hours * 60 * WORDS_PER_MINUTE), "search": time_queries(db),
+              "previous": previous_search_ratio(db), "typing": typing_stall(db), "cpus": os.cpu_count()}
+    lines = markdown(result).split("\n")
     write_result("gui_search", result, "\n".join(lines))
     print("\n".join(lines))
     return 0

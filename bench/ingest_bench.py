@@ -30,13 +30,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository first
+from bench.common import CACHE, REPO, write_result
+
 OUT_NAME = "ingest"
-CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path(tempfile.gettempdir()) / "earshot-bench"))
 
 JOB_SCRIPT = """
 import json, sys, time
@@ -210,17 +211,14 @@ def parallel_run(engine: str, minutes: int) -> dict[str, object]:
     return parallel
 
 
-def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-            "python": platform.python_version()}
-    (RESULTS / f"{OUT_NAME}.json").write_text(json.dumps({"meta": meta, "runs": rows, "parallel": parallel}, indent=1))
+def runs_table(result: dict[str, Any]) -> str:
+    """One row per ingest run: RTF of every stage, the peer's RTF and both processes' peak memory."""
     lines = [
         "| engine / model | audio | RTF decode | RTF recognise | RTF detectors | RTF stories+entities | RTF store |"
         " RTF ingest | vosk-transcriber RTF | ours / peer | peak RSS job / worker |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
+    for r in result["runs"]:
         peer = f"{r['rtf_peer']:.3f}" if "rtf_peer" in r else "n/a"
         ratio = f"{r['ratio_to_peer']:.2f}" if "ratio_to_peer" in r else "n/a"
         lines.append(
@@ -229,22 +227,34 @@ def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) ->
             f" {r['rtf_store']:.5f} | {r['rtf_ingest']:.3f} | {peer} | {ratio} |"
             f" {r['rss_job_mb']:.0f} MB / {r['rss_worker_mb']:.0f} MB |"
         )
-    if not parallel:
-        (RESULTS / f"{OUT_NAME}.md").write_text("\n".join(lines) + "\n")
-        return
-    lines += [
-        "",
-        f"Two {parallel['file_minutes']}-minute files, {parallel['engine']}: one worker {parallel['one_worker_s']:.0f} s, "
-        f"two workers {parallel['two_workers_s']:.0f} s, speed-up {parallel['speedup']:.2f}x "
-        f"({meta['machine']}, {meta['date']}).",
-    ]
+    return "\n".join(lines)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """``bench/results/ingest.md`` from ``ingest.json``: the runs and the parallel speed-up."""
+    lines = [runs_table(result)]
+    parallel, meta = result["parallel"], result["meta"]
+    if parallel:
+        lines += [
+            "",
+            f"Two {parallel['file_minutes']}-minute files, {parallel['engine']}: one worker {parallel['one_worker_s']:.0f} s, "
+            f"two workers {parallel['two_workers_s']:.0f} s, speed-up {parallel['speedup']:.2f}x "
+            f"({meta['machine']}, {meta['date']}).",
+        ]
     if "peer_speedup" in parallel:
         lines.append(
             f"Control, the same two files with `vosk-transcriber`: one after the other "
             f"{parallel['peer_one_after_other_s']:.0f} s, side by side {parallel['peer_side_by_side_s']:.0f} s, "
             f"speed-up {parallel['peer_speedup']:.2f}x."
         )
-    (RESULTS / f"{OUT_NAME}.md").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines)
+
+
+def write_results(rows: list[dict[str, object]], parallel: dict[str, object]) -> None:
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+            "python": platform.python_version()}
+    result = {"meta": meta, "runs": rows, "parallel": parallel}
+    write_result(OUT_NAME, result, markdown(result))
 
 
 if __name__ == "__main__":

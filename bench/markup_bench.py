@@ -21,6 +21,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -74,6 +75,21 @@ def time_read(text: str, positions: type) -> tuple[float, int]:
         markup._Positions = saved  # type: ignore[misc]
 
 
+def markdown(result: dict[str, Any]) -> str:
+    """``bench/results/markup.md`` from ``markup.json``: reading time against the document's size, and the untimed
+    scoring run."""
+    scoring = result["untimed_scoring"]
+    lines = ["| words | entities | read (s) | count-from-start peer (s) | peer / now |", "|---:|---:|---:|---:|---:|"]
+    for r in result["rows"]:
+        peer = f"{r['peer_seconds']:.2f}" if "peer_seconds" in r else "not run (quadratic)"
+        ratio = f"{r['speed_up']:.1f}x" if "speed_up" in r else ""
+        lines.append(f"| {r['words']:,} | {r['entities']:,} | {r['seconds']:.2f} | {peer} | {ratio} |")
+    lines += ["", f"An untimed {scoring['words']:,}-word SGML reference against a 20% WER hypothesis: read in "
+              f"{scoring['read_seconds']:.1f} s (with simulating the hypothesis), scored (phonetic alignment) in "
+              f"{scoring['score_seconds']:.1f} s; target 10 s in all."]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peer-words", type=int, default=40_000, help="largest size the quadratic peer is timed on")
@@ -102,14 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"date": datetime.now().isoformat(timespec="seconds"), "machine": platform.platform(),
               "python": platform.python_version(), "rows": rows,
               "untimed_scoring": scoring}
-    lines = ["| words | entities | read (s) | count-from-start peer (s) | peer / now |", "|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        peer = f"{r['peer_seconds']:.2f}" if "peer_seconds" in r else "not run (quadratic)"
-        ratio = f"{r['speed_up']:.1f}x" if "speed_up" in r else ""
-        lines.append(f"| {r['words']:,} | {r['entities']:,} | {r['seconds']:.2f} | {peer} | {ratio} |")
-    lines += ["", f"An untimed {scoring['words']:,}-word SGML reference against a 20% WER hypothesis: read in "
-              f"{scoring['read_seconds']:.1f} s (with simulating the hypothesis), scored (phonetic alignment) in "
-              f"{scoring['score_seconds']:.1f} s; target 10 s in all."]
+    lines = markdown(result).split("\n")
     write_result("markup", result, "\n".join(lines) + "\n", indent=2)
     print("\n".join(lines))
     return 0

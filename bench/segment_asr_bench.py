@@ -152,6 +152,16 @@ def segment_texts(day: Transcript, n_words: int) -> list[str]:
     return texts
 
 
+def scores_table(scores: dict) -> str:  # type: ignore[type-arg]
+    """One row per system: P(miss), P(false alarm), C_seg, Pk, WindowDiff and boundaries, a markdown table."""
+    lines = ["| system | P(miss) | P(false alarm) | C_seg (norm.) | Pk | WindowDiff | boundaries |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name, sc in scores.items():
+        lines.append(f"| {name} | {sc['p_miss']:.3f} | {sc['p_false_alarm']:.3f} | {sc['tdt_cost']:.3f} | "
+                     f"{sc['pk']:.3f} | {sc['windowdiff']:.3f} | {sc['boundaries']} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--words", type=int, default=3500, help="words of caption text to read (default 3500)")
@@ -238,11 +248,7 @@ def main(argv: list[str] | None = None) -> int:
              "with music, silences, noise, applause, laughter and crowd between them), transcribed by PocketSphinx's "
              f"bundled English model ({b['recognised_words']} words, {b['true_boundaries']} true boundaries). Every HMM "
              "is trained like the shipped models, on the other three days. Lower is better everywhere.", "",
-             "| system | P(miss) | P(false alarm) | C_seg (norm.) | Pk | WindowDiff | boundaries |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for name, s in scores.items():
-        lines.append(f"| {name} | {s['p_miss']:.3f} | {s['p_false_alarm']:.3f} | {s['tdt_cost']:.3f} | "
-                     f"{s['pk']:.3f} | {s['windowdiff']:.3f} | {s['boundaries']} |")
+             scores_table(scores)]
     write_result("segment_asr", results, "\n".join(lines), indent=2)
     print("\n".join(lines))
     return 0
@@ -366,11 +372,7 @@ def whisper_main(wav: Path, truth, days: list[Transcript], *, retranscribe: bool
              "come from the other three days; the boundary rule from inner leave-one-day-out decodes of those days. "
              f"Block length {seconds:g} s; rule: {rule}. Lower is better everywhere."
              + ("" if results["c99"] else " C99: the `uts` package is absent, so C99 is not in this run."), "",
-             "| system | P(miss) | P(false alarm) | C_seg (norm.) | Pk | WindowDiff | boundaries |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for name, sc in scores.items():
-        lines.append(f"| {name} | {sc['p_miss']:.3f} | {sc['p_false_alarm']:.3f} | {sc['tdt_cost']:.3f} | "
-                     f"{sc['pk']:.3f} | {sc['windowdiff']:.3f} | {sc['boundaries']} |")
+             scores_table(scores)]
     write_result("segment_asr_whisper", results, "\n".join(lines), indent=2)
     print("\n".join(lines))
     return 0

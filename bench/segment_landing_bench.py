@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import platform
 import sys
@@ -49,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bench.segment_heldout_bench as heldout  # noqa: E402
+from bench.common import write_result  # noqa: E402
 from bench.landing_bench import index_store, judgements, relevant_stories, run_topics  # noqa: E402
 from engine.evaluate.collection import SourceRecording, Story, Topic, make_topics, newsscape_recordings  # noqa: E402
 from engine.search import ModelParams  # noqa: E402
@@ -246,11 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                         for label in report["summary"][OURS]}
     report["per_topic"] = per_topic
     report["day_of_topic"] = day
-    RESULTS.mkdir(parents=True, exist_ok=True)
     suffix = "-quick" if args.quick else ""
-    (RESULTS / f"segment_landing{suffix}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    (RESULTS / f"segment_landing{suffix}.md").write_text(markdown(report), encoding="utf-8")
-    print(markdown(report))
+    write_result(f"segment_landing{suffix}", report, markdown(report), echo=True)
     return 0
 
 

@@ -56,6 +56,8 @@ from engine.segment.segmenter import segment_recognised, segment_transcript  # n
 from engine.segment.text import Transcript, read_corpus  # noqa: E402
 
 NEWSSCAPE = ROOT.parent / "shared" / "data" / "newsscape"
+from bench.common import write_result  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 #: Block length (s) of the shipped punctuated model, used for today's choice.
 SHIPPED_BLOCK_SECONDS = 30.0
@@ -185,10 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     pooled = {name: nltk_scores(days, h) for name, h in hyps.items()}
     results = {"machine": f"{platform.machine()}, {platform.python_version()}", "seed": args.seed,
                "pooled": pooled, "days": per_day}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "segment_recogniser.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
-    (RESULTS / "segment_recogniser.md").write_text(markdown(results), encoding="utf-8")
-    print(markdown(results))
+    write_result("segment_recogniser", results, markdown(results), indent=2, echo=True)
     return 0
 
 

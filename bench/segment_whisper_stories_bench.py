@@ -115,6 +115,19 @@ def stories(record: dict[str, Any], combiner: BoundaryCombiner) -> dict[str, np.
     return out
 
 
+def stories_table(results: dict[str, Any]) -> str:
+    """Stories found, Pk and WindowDiff per system, mean over the broadcasts and per broadcast: a markdown table."""
+    per, mean = results["per_broadcast"], results["mean"]
+    lines = ["| system | stories (mean) | Pk (mean) | WindowDiff (mean) | " +
+             " | ".join(f"Pk / WD, seed {s}" for s in per) + " |",
+             "| --- | ---: | ---: | ---: |" + " --- |" * len(per)]
+    for name in mean:
+        cells = " | ".join(f"{per[s][name]['pk']:.3f} / {per[s][name]['windowdiff']:.3f}" for s in per)
+        lines.append(f"| {name} | {mean[name]['stories']:.1f} | {mean[name]['pk']:.3f} | "
+                     f"{mean[name]['windowdiff']:.3f} | {cells} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[141, 142, 143])
@@ -152,13 +165,7 @@ def main(argv: list[str] | None = None) -> int:
              f"detectors; {true_mean:.1f} true stories per broadcast on average. Combiner: threshold "
              f"{combiner.threshold:g}, floor {combiner.min_words} words, blocks {combiner.block_seconds:g} s, "
              f"gap {combiner.gap_seconds:g} s.", "",
-             "| system | stories (mean) | Pk (mean) | WindowDiff (mean) | " +
-             " | ".join(f"Pk / WD, seed {s}" for s in per) + " |",
-             "| --- | ---: | ---: | ---: |" + " --- |" * len(per)]
-    for name in names:
-        cells = " | ".join(f"{per[s][name]['pk']:.3f} / {per[s][name]['windowdiff']:.3f}" for s in per)
-        lines.append(f"| {name} | {mean[name]['stories']:.1f} | {mean[name]['pk']:.3f} | "
-                     f"{mean[name]['windowdiff']:.3f} | {cells} |")
+             stories_table(results)]
     write_result("segment_whisper_stories", results, "\n".join(lines), indent=2, echo=True)
     return 0
 

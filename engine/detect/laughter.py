@@ -1,11 +1,11 @@
 """Laughter head: a logistic model on AudioSet scores of laughter and of what it is confused with, plus frame cues.
 
-YAMNet's own laughter scores (:data:`engine.detect.classifier.ZERO_SHOT_CLASSES`) find laughter in
+YAMNet's own laughter scores (:data:`engine.detect.descriptors.ZERO_SHOT_CLASSES`) find laughter in
 a pause but hardly under speech, where the ``Speech`` logit takes over and the laughter logits
 fall. The head reads, per 0.1 s segment, the logits (at the segment and over the long window) of
 the laughter kinds *and* of their rivals (:data:`HEAD_CLASSES`: speech of several kinds, shouts,
 screams, crying, breath, coughs, singing, crowds) beside the frame descriptors of
-:func:`engine.detect.classifier.segment_descriptors` (voicing, syllable-rate energy swings,
+:func:`engine.detect.descriptors.segment_descriptors` (voicing, syllable-rate energy swings,
 spectral envelope), so that "laughter under speech" is learned from mixtures rather than
 hoped for. Its probability is median filtered over ``median_seconds`` and becomes events where it
 passes ``threshold`` (hysteresis, gaps up to ``gap_seconds`` bridged, runs under ``min_seconds``
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import scipy.ndimage
 
-from engine.detect.classifier import (
+from engine.detect.descriptors import (
     SEGMENT_SECONDS,
     ZERO_SHOT_CLASSES,
     audioset_descriptors,

@@ -21,17 +21,14 @@ from decodes by models that did not see the day they decode.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import ParameterError
 from engine.segment import config
 from engine.segment.rules import enforce_min_length, pauses
+from engine.segment.segmentation import Segmentation
 from engine.segment.text import Transcript
-
-if TYPE_CHECKING:
-    from engine.segment.segmenter import Segmentation
 
 
 @dataclass(frozen=True)

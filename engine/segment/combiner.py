@@ -26,16 +26,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import ParameterError
 from engine.segment import config
 from engine.segment.boundaries import collapse_blocks, run_time_pauses, windowed
-
-if TYPE_CHECKING:
-    from engine.segment.segmenter import Segmentation
+from engine.segment.segmentation import Segmentation
 
 CUE_NAMES = ("posterior", "posterior_logit", "viterbi_near", "log_pause", "gap_rule", "sentence_start",
              "cohesion_near", "cohesion_far", "log_spot_seconds")
