@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.tasks import Task, TaskPool
 from engine.detect.sensitivities import DetectorSettings
+from engine.ingest.cluster import parse_cluster
 from engine.ingest.job import FileOutcome, IngestJob, expand_paths
 from engine.jobs import JobReport, JobState
 from models.manager import ModelManager
@@ -49,6 +50,7 @@ class IngestOptions:
     workers: int = 1
     model_name: str | None = None
     detector_settings: DetectorSettings | None = None
+    cluster: str = ""  # empty: this machine; else local:N or a Dask scheduler's address
 
 
 @dataclass
@@ -155,6 +157,7 @@ class IngestController(QObject):
             batch.files, db_path=options.db_path, spec=spec, workers=options.workers, force=batch.force,
             on_state=lambda outcome: self.file_changed.emit(FileStatus.of(outcome)),
             on_progress=self.file_progress.emit, cancel=report.cancel, detector_settings=options.detector_settings,
+            cluster=parse_cluster(options.cluster) if options.cluster else None, on_note=self.log_line.emit,
         )
         self._job_ready.emit(batch, job)
         return job.run()

@@ -8,15 +8,17 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.delegates import ProgressDelegate
-from app.ingest_controller import TERMINAL, IngestController
+from app.ingest_controller import TERMINAL, FileStatus, IngestController
 from app.ingest_model import IngestQueueModel, ProgressRole
 from app.widgets import push_button, widget_shortcut
+from engine.ingest.totals import BatchTotals
 from engine.jobs import JobState
 
 
@@ -32,6 +34,15 @@ class IngestPanel(QWidget):
         controller.file_changed.connect(self.model.apply)
         controller.file_progress.connect(self.model.progress)
         controller.busy_changed.connect(self._update_buttons)
+        # The run's totals: files and hours done, hours per hour, time left (a cluster ingest's main gauge).
+        self.totals = BatchTotals()
+        self._totals_stale = False
+        self.summary = QLabel()
+        self.summary.setAccessibleName("Ingest totals")
+        self.summary.setWordWrap(True)
+        controller.file_changed.connect(self._count)
+        controller.file_progress.connect(self._count_progress)
+        controller.busy_changed.connect(self._busy)
 
         self.table = QTableView()
         self.table.setAccessibleName("Ingest queue")
@@ -63,9 +74,29 @@ class IngestPanel(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         self._update_buttons()
+
+    def _busy(self, busy: bool) -> None:
+        if not busy:
+            self._totals_stale = True  # the next file queued starts a new count
+
+    def _count(self, status: FileStatus) -> None:
+        if status.state is JobState.QUEUED:
+            if self._totals_stale:
+                self.totals, self._totals_stale = BatchTotals(), False
+            self.totals.queued(status)
+        elif status.state is JobState.RUNNING:
+            self.totals.start(status.path)
+        else:
+            self.totals.ended(status)
+        self.summary.setText(self.totals.line())
+
+    def _count_progress(self, path: str, done: float, total: float) -> None:
+        if self.totals.progress(path, done):
+            self.summary.setText(self.totals.line())
 
     def select_path(self, path: str) -> None:
         row = self.model.row_of(path)

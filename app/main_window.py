@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
 
     def _ingest_options(self) -> IngestOptions:
         return IngestOptions(self.db_path, workers=self.settings.workers,
-                             detector_settings=self.settings.detector_settings())
+                             detector_settings=self.settings.detector_settings(), cluster=self.settings.cluster)
 
     def enqueue(self, paths: list[str], *, force: bool = False) -> list[str]:
         queued = self.ingest.enqueue(paths, force=force)

@@ -50,6 +50,15 @@ class AppSettings:
     def workers(self, n: int) -> None:
         self._qs.setValue("ingest/workers", int(n))
 
+    @property
+    def cluster(self) -> str:
+        """Where ingest recognises: empty for this machine, else ``local:N`` or a Dask scheduler's address."""
+        return str(self._qs.value("ingest/cluster", "") or "")
+
+    @cluster.setter
+    def cluster(self, address: str) -> None:
+        self._qs.setValue("ingest/cluster", address.strip())
+
     def sensitivity(self, detector: str) -> int:
         return min(99, max(1, _int(self._qs.value(f"detectors/{detector}", DETECTORS[detector]), DETECTORS[detector])))
 

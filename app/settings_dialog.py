@@ -24,6 +24,8 @@ from app import dialogs
 from app.models_panel import ModelsPanel
 from app.settings import DETECTORS, AppSettings
 from app.widgets import push_button
+from engine.errors import EarshotError
+from engine.ingest.cluster import parse_cluster
 
 
 class LibrarySettings(QWidget):
@@ -45,6 +47,14 @@ class LibrarySettings(QWidget):
         self.workers.valueChanged.connect(self._workers_changed)
         self.note = QLabel()
         self.note.setWordWrap(True)
+        self.cluster = QLineEdit(settings.cluster)
+        self.cluster.setAccessibleName("Dask cluster")
+        self.cluster.setPlaceholderText("empty: this machine; local:4 or tcp://host:8786")
+        self.cluster.setToolTip("Recognise on a Dask cluster: a scheduler's address, or local:N to start N worker "
+                                "processes here. The index is written only by this app.")
+        self.cluster.editingFinished.connect(self._cluster_changed)
+        self.cluster_note = QLabel()
+        self.cluster_note.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self.index_edit, 1)
         row.addWidget(self.browse)
@@ -55,6 +65,8 @@ class LibrarySettings(QWidget):
         form.addRow("", QLabel("Each process loads its own copy of the speech model; more than the number of cores "
                                "rarely helps."))
         form.addRow("", self.note)
+        form.addRow("Dask cluster", self.cluster)
+        form.addRow("", self.cluster_note)
 
     def _browse(self) -> None:
         path = dialogs.ask_save_path(self, "Index file", self.index_edit.text(), "Earshot index (*.sqlite);;All files (*)")
@@ -66,6 +78,21 @@ class LibrarySettings(QWidget):
         path = Path(self.index_edit.text()).expanduser()
         self._settings.db_path = path
         self.index_chosen.emit(path)
+
+    def _cluster_changed(self) -> None:
+        """Keep a valid address (or none); say what is wrong with another."""
+        text = self.cluster.text().strip()
+        if not text:
+            self._settings.cluster = ""
+            self.cluster_note.setText("The next ingest runs on this machine.")
+            return
+        try:
+            spec = parse_cluster(text)
+        except EarshotError as exc:
+            self.cluster_note.setText(f"Not used: {exc}")
+            return
+        self._settings.cluster = spec.label
+        self.cluster_note.setText(f"The next ingest recognises on {spec.label} (needs Dask: requirements-cluster.lock).")
 
     def _workers_changed(self, n: int) -> None:
         self._settings.workers = n

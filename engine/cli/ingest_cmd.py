@@ -16,8 +16,8 @@ from engine.cli.common import interrupted_note, non_negative_int, open_db_path, 
 from engine.errors import ParameterError
 from engine.ingest import FileOutcome, IngestJob
 from engine.ingest.cluster import SEND_MODES, parse_cluster
+from engine.ingest.totals import BatchTotals
 from engine.jobs import JobState
-from engine.timefmt import clock
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -43,35 +43,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=run)
 
 
-class _BatchTotals:
-    """Files and hours of audio queued and done in a run, and the rate they are done at."""
-
-    def __init__(self) -> None:
-        self.files = self.files_done = 0
-        self.seconds = self.seconds_done = 0.0
-        self.running: dict[str, float] = {}  # path -> seconds of it recognised so far
-        self.started: float | None = None
-
-    def queued(self, o: FileOutcome) -> None:
-        self.files += 1
-        self.seconds += o.duration
-
-    def ended(self, o: FileOutcome) -> None:
-        self.running.pop(o.path, None)
-        self.files_done += 1
-        self.seconds_done += o.duration
-
-    def line(self) -> str:
-        """``3 of 50 files, 0.8 of 10.0 h of audio, 12.3 h per hour, about 0:40:00 left``."""
-        done = self.seconds_done + sum(self.running.values())
-        text = f"{self.files_done} of {self.files} files, {done / 3600:.2f} of {self.seconds / 3600:.2f} h of audio"
-        elapsed = time.monotonic() - self.started if self.started is not None else 0.0
-        if elapsed > 0 and done > 0:
-            rate = done / elapsed
-            text += f", {rate:.1f} h per hour, about {clock(max(self.seconds - done, 0.0) / rate)} left"
-        return text
-
-
 class _Reporter:
     """Prints per-file progress with an ETA, one line per finished file, and the batch's totals."""
 
@@ -82,7 +53,7 @@ class _Reporter:
         self._started: dict[str, float] = {}
         self._progress = None
         self._tasks: dict[str, TaskID] = {}
-        self.totals = _BatchTotals()
+        self.totals = BatchTotals()
         self._batch_task: TaskID | None = None
         self._batch_every = batch_line_seconds
         self._batch_printed = time.monotonic()
@@ -105,8 +76,7 @@ class _Reporter:
         if self._progress is not None:
             if self._batch_task is None:
                 self._batch_task = self._progress.add_task("", total=max(self.totals.seconds, 1e-6))
-            done = self.totals.seconds_done + sum(self.totals.running.values())
-            self._progress.update(self._batch_task, completed=done, total=max(self.totals.seconds, 1e-6),
+            self._progress.update(self._batch_task, completed=self.totals.seconds_heard, total=max(self.totals.seconds, 1e-6),
                                   description=self.totals.line())
         elif not self.quiet and time.monotonic() - self._batch_printed >= self._batch_every:
             self._batch_printed = time.monotonic()
@@ -118,9 +88,7 @@ class _Reporter:
             self.totals.queued(o)
             return
         if o.state is JobState.RUNNING:
-            if self.totals.started is None:
-                self.totals.started = time.monotonic()
-            self.totals.running[o.path] = 0.0
+            self.totals.start(o.path)
             self._batch()
             if self._progress is not None:
                 self._tasks[o.path] = self._progress.add_task(name, total=max(o.duration, 1e-6))
@@ -128,8 +96,7 @@ class _Reporter:
                 self._started[o.path] = time.monotonic()
                 print(f"  started  {o.path} ({o.duration:.1f} s)", file=sys.stderr, flush=True)
             return
-        if o.path in self.totals.running:
-            self.totals.ended(o)
+        if self.totals.ended(o):
             self._batch()
         if self._progress is not None and o.path in self._tasks:
             self._progress.remove_task(self._tasks.pop(o.path))
@@ -144,8 +111,7 @@ class _Reporter:
             self._print(f"{o.state.value:<8} {o.path}: {o.message}", force=True)
 
     def progress(self, path: str, done: float, total: float) -> None:
-        if path in self.totals.running:
-            self.totals.running[path] = done
+        if self.totals.progress(path, done):
             self._batch()
         if self._progress is not None and path in self._tasks:
             self._progress.update(self._tasks[path], completed=done, total=max(total, 1e-6))

@@ -143,3 +143,30 @@ def test_failures_cross_threads_as_signals(qtbot, make_window, tmp_path: Path) -
                 for r in range(window.ingest_panel.model.rowCount())}
     assert messages == {"empty.mp3": f"{empty}: empty file (0 bytes)",
                         "gone.wav": f"{missing}: file not found (missing or removed)"}
+
+
+def test_a_cluster_ingest_from_the_app(qtbot, make_window, tmp_path: Path, one_story: Path) -> None:
+    pytest.importorskip("distributed", reason="Dask (the cluster extra, requirements-cluster.lock) is not installed")
+    window = make_window(tmp_path / "lib.sqlite", pool=TaskPool())
+    dialog = window.open_settings()
+    dialog.tabs.setCurrentWidget(dialog.library)
+    field = dialog.library.cluster
+    field.setText("local:zero")
+    field.editingFinished.emit()
+    assert dialog.library.cluster_note.text() == (
+        "Not used: --cluster 'local:zero': expected local:N with N a whole number of at least 1")
+    assert window._ingest_options().cluster == ""
+    field.setText("local:1")
+    field.editingFinished.emit()
+    assert window._ingest_options().cluster == "local:1"
+    dialog.close()
+
+    with qtbot.waitSignal(window.ingest.batch_finished, timeout=180000):
+        window.enqueue([str(one_story)])
+    row = window.ingest_panel.model.row_at(0)
+    assert row.state is JobState.DONE, row.message
+    assert "cluster local:1: 1 workers, 1 threads" in window.log.toPlainText()
+    assert window.ingest_panel.summary.text().startswith("1 of 1 files, ")
+    qtbot.waitUntil(lambda: window.library.rowCount() == 1 and window.library.row_at(0).recording_id is not None)
+    with Store(tmp_path / "lib.sqlite") as store:
+        assert store.counts()["words"] > 10
