@@ -27,6 +27,7 @@ from typing import Any
 from bench import (
     asr_bench,
     build_bench,
+    cluster_bench,
     caption_markup_bench,
     detect_bench,
     detect_loso_bench,
@@ -153,6 +154,12 @@ TABLES: dict[str, Table] = {
     "rasch-winsteps": Table(("rasch",), _bench_table(rasch_bench.markdown, 1)),
     # docs/build.md
     "build": Table(("build",), _one(build_bench.starts_table)),
+    # docs/cluster.md
+    "cluster-runs": Table(("cluster",), _one(cluster_bench.runs_table)),
+    "cluster-writer": Table(("cluster",), _one(cluster_bench.writer_table)),
+    "cluster-plan": Table(("cluster",), _one(cluster_bench.plan_table),
+                          "the index size and search latency are extrapolated from the 1,000-hour index of "
+                          "bench/results/search.json, not measured at 10,000 hours"),
 }
 
 

@@ -302,8 +302,10 @@ class ClusterPool:
         self._KilledWorker = distributed.scheduler.KilledWorker
         try:
             if cluster.address is None:
-                # Each death of a worker reaches this process, which counts it against --retries.
-                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                # Each death of a worker reaches this process, which counts it against --retries; the
+                # workers' statistical profiler (a stack sample every 10 ms) is CPU taken from recognition.
+                with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                                      "distributed.worker.profile.enabled": False}):
                     self._local = distributed.LocalCluster(
                         n_workers=cluster.local_workers, threads_per_worker=1, processes=True,
                         dashboard_address=":0", silence_logs=logging.ERROR,
