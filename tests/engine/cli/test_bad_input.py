@@ -14,7 +14,7 @@ import pytest
 
 from engine.storage.store import Store
 from tests.fixtures.audio import espeak
-from tests.fixtures.permissions import immutable
+from tests.fixtures.permissions import immutable, undone_after
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -87,13 +87,9 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 3 MB tmpfs, unmounted afterwards."""
     mnt = tmp_path / "disk"
     mnt.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with undone_after(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)], ["umount", "-l", str(mnt)],
+                      refused="cannot mount a small tmpfs here"):
         yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 def _fill(disk: Path, leave: int = 0) -> None:
