@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engine.asr.base import ModelSpec
+from tests.fast_lane import pytest_addoption, pytest_runtest_makereport, pytest_runtest_setup  # noqa: F401  (hooks)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

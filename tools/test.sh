@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
 export PYTHONDONTWRITEBYTECODE=1
 bash tools/lint.sh
-# The standalone app: build it from this checkout and check it as a user meets it.
+# The standalone app: build it from this checkout and check it as a user meets it (check_build.sh
+# asserts the bundle's contents, two self-tests and a GUI start; it is the packaging test).
 if [ "${EARSHOT_SKIP_BUILD:-0}" != "1" ]; then
   bash packaging/build.sh
   bash packaging/check_build.sh

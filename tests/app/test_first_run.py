@@ -7,19 +7,24 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QRect
 
+from engine.jobs import JobState
 from engine.selftest import SAMPLE
 
 pytestmark = pytest.mark.gui
 
 
-def test_an_empty_library_shows_where_to_start(qtbot, make_window, tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.slow  # transcribes the 20 s sample
+def test_an_empty_library_shows_where_to_start(qtbot, make_window, tmp_path: Path, whisper_model) -> None:
+    """Try the sample: the bundled recording is transcribed into the library, which then shows its table."""
     window = make_window(tmp_path / "lib.sqlite")
     panel = window.library_panel
     assert panel.pages.currentWidget() is panel.empty
-    queued: list[list[str]] = []
-    monkeypatch.setattr(window, "enqueue", lambda paths, **kw: queued.append(paths) or paths)
     panel.empty.sample_button.click()
-    assert queued == [[str(SAMPLE)]]
+    qtbot.waitUntil(lambda: window.library.rowCount() == 1, timeout=20_000)  # the pool runs the ingest at once
+    queued = window.ingest_panel.model.row_at(0)
+    assert (queued.path, queued.state) == (str(SAMPLE), JobState.DONE), queued
+    assert window.library.row_at(0).path == str(SAMPLE)
+    assert panel.pages.currentWidget() is panel.table
 
 
 def test_a_library_with_recordings_shows_the_table(qtbot, make_window, library: Path) -> None:

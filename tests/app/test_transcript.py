@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from app import colours, dialogs
 from app.transcript_doc import build_transcript
 from engine.storage.store import Store
+from engine.timefmt import timestamp
 from tests.app.gui_helpers import open_recording, wait_loaded
 
 pytestmark = pytest.mark.gui
@@ -81,12 +82,28 @@ def test_export_from_the_menu(make_window, qtbot, library: Path, tmp_path: Path,
     action.trigger()
     text = out.read_text(encoding="utf-8")
     with Store(library) as store:
-        first_segment = store.segments(1)[0]["text"]
-    if fmt == "json":
-        assert json.loads(text)["segments"][0]["text"] == first_segment
+        segments, words = store.segments(1), store.words(1)
+    if fmt == "json":  # every word and every segment, with its times, as the index holds them
+        doc = json.loads(text)
+        assert doc["recording"]["id"] == 1 and doc["recording"]["name"] == window.view.detail.recording["name"]
+        assert [(w["start"], w["end"], w["text"]) for w in doc["words"]] == [
+            (round(w["start"], 3), round(w["end"], 3), w["text"]) for w in words]
+        assert [(c["start"], c["end"]) for c in doc["segments"]] == [
+            (round(g["start"], 3), round(g["end"], 3)) for g in segments]
+    elif fmt in ("srt", "vtt"):  # one cue a segment: its number (SRT), its times, then its words
+        sep = "," if fmt == "srt" else "."
+        cues = text.removeprefix("WEBVTT\n\n").split("\n\n")
+        assert len(cues) == len(segments)
+        for i, (cue, segment) in enumerate(zip(cues, segments, strict=True), 1):
+            lines = cue.strip("\n").split("\n")
+            if fmt == "srt":
+                assert lines.pop(0) == str(i)
+            assert lines[0] == f"{timestamp(segment['start'], sep)} --> {timestamp(segment['end'], sep)}"
+            assert lines[1].split() == [(w["display"] or w["text"]) for w in
+                                        words[segment["first_word"] : segment["last_word"] + 1]]
     else:
-        assert first_segment in text
-    assert {"srt": "1\n00:00:06,", "vtt": "WEBVTT", "txt": first_segment, "json": '"words"'}[fmt] in text
+        assert text.splitlines() == [" ".join(w["display"] or w["text"] for w in words[g["first_word"] : g["last_word"] + 1])
+                                     for g in segments]
     assert f"as {fmt.upper()} to {out}" in window.statusBar().currentMessage()
 
 

@@ -12,6 +12,7 @@ import soundfile as sf
 from engine.audio.decode import content_hash, decode_all, iter_pcm_blocks, probe
 from engine.errors import AudioError, ParameterError
 from tests.fixtures.audio import espeak, ffmpeg, sox
+from tests.fixtures.permissions import run_as_owner_only
 
 TEXT = "The council met on Tuesday to discuss the new bridge across the river."
 
@@ -162,14 +163,24 @@ def test_bad_files_give_one_line_naming_file_and_reason(tmp_path: Path, speech: 
     assert "\n" not in message
 
 
+PROBE = """
+import sys
+from engine.audio.decode import probe
+from engine.errors import AudioError
+try:
+    probe(sys.argv[1])
+except AudioError as exc:
+    print(exc)
+"""
+
+
 def test_unreadable_file(tmp_path: Path, speech: Path) -> None:
     path = tmp_path / "locked.wav"
     path.write_bytes(speech.read_bytes())
     path.chmod(0)
-    if os.access(path, os.R_OK):
-        pytest.skip("running as a user who can read any file (root): permissions cannot be tested")
-    with pytest.raises(AudioError, match="permission denied"):
-        probe(path)
+    run = run_as_owner_only(PROBE, str(path))  # as root too: without root's right to read any file
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == f"{path}: permission denied", run.stdout
 
 
 def test_parameters_are_checked(speech: Path) -> None:

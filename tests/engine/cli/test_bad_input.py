@@ -14,6 +14,7 @@ import pytest
 
 from engine.storage.store import Store
 from tests.fixtures.audio import espeak
+from tests.fixtures.permissions import immutable, undone_after
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -86,13 +87,9 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 3 MB tmpfs, unmounted afterwards."""
     mnt = tmp_path / "disk"
     mnt.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with undone_after(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)], ["umount", "-l", str(mnt)],
+                      refused="cannot mount a small tmpfs here"):
         yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 def _fill(disk: Path, leave: int = 0) -> None:
@@ -134,13 +131,8 @@ def test_a_full_disk_fails_each_file_with_a_line_and_reading_still_works(
 
 @pytest.fixture
 def immutable_index(tmp_path: Path, indexed: Path) -> Iterator[Path]:
-    db = _copy_index(indexed, tmp_path / "ro")
-    if subprocess.run(["chattr", "+i", str(db)], capture_output=True).returncode != 0:
-        pytest.skip("chattr +i is refused on this file system")
-    try:
+    with immutable(_copy_index(indexed, tmp_path / "ro")) as db:
         yield db
-    finally:
-        subprocess.run(["chattr", "-i", str(db)], check=False)
 
 
 def test_an_immutable_index_refuses_ingest_with_a_line_and_can_be_read(immutable_index: Path, clips: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
@@ -96,11 +97,27 @@ def test_bad_settings_raise_parameter_error(field, value, message):
 
 
 def test_settings_change_what_is_found(clip_broadcast):
-    shy = DetectorSettings(music_sensitivity=0.05, applause_sensitivity=0.05, laughter_sensitivity=0.05)
-    detections = analyze(clip_broadcast.features, settings=shy)
-    default = clip_broadcast.detections
-    for kind in ("music", "applause", "laughter"):
-        assert len(detections.of_type(kind)) <= len(default.of_type(kind))
+    def seconds(settings: DetectorSettings | None) -> dict[str, float]:
+        found = clip_broadcast.detections if settings is None else analyze(clip_broadcast.features, settings=settings)
+        return {kind: sum(e.duration for e in found.of_type(kind)) for kind in ("music", "applause", "laughter")}
+
+    shy = seconds(DetectorSettings(music_sensitivity=0.05, applause_sensitivity=0.05, laughter_sensitivity=0.05))
+    keen = seconds(DetectorSettings(music_sensitivity=0.95, applause_sensitivity=0.95, laughter_sensitivity=0.95))
+    default = seconds(None)
+    for kind in default:  # each kind's sensitivity moves its own detector, both ways
+        assert shy[kind] < default[kind] < keen[kind], (kind, shy, default, keen)
+
+
+def test_events_keep_their_kinds_shape_at_every_sensitivity(clip_broadcast):
+    """However keen, a music event lasts 2 s, applause 0.8 s, and events of a kind closer than 0.5 s are one."""
+    shortest = {"music": 2.0, "applause": 0.8}
+    for sensitivity in (0.05, 0.5, 0.95):
+        settings = DetectorSettings(music_sensitivity=sensitivity, applause_sensitivity=sensitivity)
+        found = analyze(clip_broadcast.features, settings=settings)
+        for kind, seconds in shortest.items():
+            events = found.of_type(kind)
+            assert all(e.duration >= seconds - 0.05 for e in events), (sensitivity, kind, events)
+            assert all(b.start - a.end > 0.5 for a, b in itertools.pairwise(events)), (sensitivity, kind, events)
 
 
 def test_a_recording_without_a_quiet_moment_still_has_sound(rng):

@@ -178,6 +178,7 @@ def test_descriptors_of_the_wrong_width_are_refused(small_model) -> None:
         small_model.posteriors(np.zeros((4, 3)))
 
 
+@pytest.mark.slow  # 2 s of CPU
 def test_the_l2_penalty_is_chosen_by_inner_folds_over_packages(rng) -> None:
     """Four packages of sound scenes and some scenes of speech alone, classes told apart by their descriptors."""
     scenes, described = [], []

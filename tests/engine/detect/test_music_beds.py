@@ -133,6 +133,7 @@ def test_a_real_bed_cut_in_pieces_before_is_one_event_bridged(real_bed) -> None:
     assert abs(start - a) <= 1.0 and abs(end - b) <= max(1.0, 0.5 * (b - a)), f"{bridged[0]} does not match the bed {span}"
 
 
+@pytest.mark.slow  # over 2 s of CPU
 def test_the_shipped_model_shapes_music_as_it_was_chosen(real_bed) -> None:
     feats, _ = real_bed
     model = SoundClassifier.load(AUDIOSET_MODEL)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger import load_tagger, tag_words
 from engine.entities.tagger._kernels import _train, _viterbi
-from engine.entities.tagger.gazetteer import fold_token, load_gazetteers
+from engine.entities.tagger.gazetteer import GAZETTEER_DIR, fold_token, load_gazetteers
 from engine.entities.tagger.model import PerceptronTagger, allowed_transitions, decode_bio
 from engine.research.entities.conll import evaluate_spans, find_conll_files, read_conll
 from engine.research.entities.train import train_tagger
@@ -44,9 +46,16 @@ def test_spans_index_the_given_words():
     assert all(0 <= s.first_word <= s.last_word < len(words) for s in spans)
 
 
-def test_gazetteers_load_once():
-    assert load_gazetteers() is load_gazetteers()
-    assert load_tagger() is load_tagger("rules")
+def test_gazetteers_are_read_from_their_files_once(tmp_path):
+    folder = tmp_path / "gazetteers"
+    shutil.copytree(GAZETTEER_DIR, folder, ignore=shutil.ignore_patterns("*.py", "*.md"))
+    with (folder / "locations.tsv").open("a", encoding="utf-8") as out:
+        out.write("lower wibbleton\tcity\t1234\n")
+    first = load_gazetteers(str(folder))
+    assert first.places["lower wibbleton"].population == 1234
+    assert "lower wibbleton" not in load_gazetteers().places
+    shutil.rmtree(folder)  # a second call reads nothing: it gives what the first read
+    assert load_gazetteers(str(folder)).places["lower wibbleton"].population == 1234
 
 
 @pytest.mark.parametrize(("token", "form"), [("Wilkes-Barre,", "wilkes barre"), ("Zürich", "zurich"), ("O'Neil", "oneil")])

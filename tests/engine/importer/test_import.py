@@ -9,6 +9,7 @@ import pytest
 
 from engine.errors import ParameterError
 from engine.importer import import_transcript, read_captions
+from engine.importer.save import caption_words
 from engine.search import search
 from engine.storage.store import Store
 from tests.fixtures.audio import espeak
@@ -70,8 +71,20 @@ def test_imported_words_are_searchable_and_land_on_the_word(tmp_path):
         hit = search(store, "yorkshire")[0]
         word = hit.matches[0]
         assert word.text == "Yorkshire."
-        assert word.end == pytest.approx(4.25) and 1.0 < word.start < 4.25  # last word of the first cue
-        assert search(store, '"river ouse"')[0].matches[0].text == "river"
+        # the sixth of six equal shares of the first cue, 1.0 to 4.25 s
+        assert (word.start, word.end) == (pytest.approx(1.0 + 5 * 3.25 / 6), pytest.approx(4.25))
+        river = search(store, '"river ouse"')[0].matches[0]
+        assert river.text == "river"
+        assert (river.start, river.end) == (pytest.approx(6.5), pytest.approx(7.0))  # fourth of nine in 5.0-9.5 s
+
+
+def test_a_cue_time_is_shared_equally_among_its_words(tmp_path):
+    words, segments, _ = caption_words(read_captions(_write(tmp_path, "bulletin.srt", SRT)))
+    assert segments == [(0, 5), (6, 14), (15, 17)]
+    for (first, last), (start, end) in zip(segments, [(1.0, 4.25), (5.0, 9.5), (62.125, 63.0)], strict=True):
+        share = (end - start) / (last - first + 1)
+        assert [(w.start, w.end) for w in words[first : last + 1]] == [
+            (pytest.approx(start + i * share), pytest.approx(start + (i + 1) * share)) for i in range(last - first + 1)]
 
 
 @pytest.mark.parametrize(("name", "text"), [("a.vtt", VTT), ("a.txt", TIMED)], ids=["webvtt", "timed-text"])

@@ -48,6 +48,7 @@ def _words(day, *, punctuated: bool) -> list[Word]:
     return out
 
 
+@pytest.mark.slow  # the day and the story models cost ~5 s of CPU
 @pytest.mark.parametrize(("engine", "punctuated"), [("whisper", True), ("vosk", False), ("whisper", False)],
                          ids=["whisper-punctuated", "vosk", "whisper-unpunctuated"])
 def test_stories_cover_the_words_and_respect_the_floor(day, engine, punctuated):

@@ -74,6 +74,7 @@ def sound_broadcast(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     return out, spans
 
 
+@pytest.mark.slow  # starts a recogniser
 @pytest.mark.parametrize("engine", ["whisper", "vosk"])
 def test_no_word_inside_music_applause_or_laughter(
     engine: str, request: pytest.FixtureRequest, sound_broadcast: tuple[Path, dict[str, list[tuple[float, float]]]],

@@ -196,3 +196,20 @@ def test_a_filter_that_excludes_the_rare_terms_falls_back_to_the_common_ones(mon
     with_filter = search(s, "council storm", filters=SearchFilters(recordings=(only,)))
     assert with_filter and {h.recording_id for h in with_filter} == {only}
     assert search(s, "council storm")[0].recording_id == rare
+
+
+def test_the_default_model_weighs_the_story_around_a_passage():
+    """MM mixes the story into each passage's model (0.8/0.1/0.1); RMP does not, so only MM tells these apart."""
+    s = Store(":memory:")
+    passage = STORIES["council"] + " " + " ".join(["street port election vote"] * 60)  # over one passage long
+    on_topic = add_recording(s, "on.wav", passage + " " + " ".join(["council budget hospital nurses"] * 30))
+    off_topic = add_recording(s, "off.wav", passage + " " + " ".join(["market shares bank fire"] * 30))
+
+    def opening_scores(**kwargs) -> dict[int, float]:
+        hits = search(s, "council budget hospital", hotspot_weight=0, limit=20, **kwargs)
+        return {h.recording_id: h.text_score for h in hits if h.first_word == 0}
+
+    default, rmp = opening_scores(), opening_scores(model="rmp")
+    assert rmp[on_topic] == pytest.approx(rmp[off_topic])  # the same words: the same passage score
+    assert default[on_topic] > default[off_topic] + 0.01
+    assert default == opening_scores(model="mm")

@@ -148,6 +148,7 @@ def test_commercial_blocks_are_read_in_word_indices(tmp_path):
     np.testing.assert_array_equal(read_commercial_blocks(path), [[3, 7]])
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_ingest_places_boundaries_by_the_models_rule(small_model, newsscape_days):
     from dataclasses import replace
 
@@ -189,6 +190,7 @@ def test_block_length_is_fitted_on_held_out_decodes_and_removes_the_spots(rng):
         fit_block_seconds([])
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_ingest_collapses_blocks_by_the_models_block_length(small_model, newsscape_days):
     from dataclasses import replace
 

@@ -135,6 +135,7 @@ def test_combiner_refuses_bad_settings(changes, message):
         _combiner(**changes)
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_ingest_places_boundaries_by_the_models_combiner(small_model, newsscape_days):
     from dataclasses import replace
 

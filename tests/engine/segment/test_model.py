@@ -14,6 +14,7 @@ from engine.segment import Hyperparameters, SegmentationModel, segment_words
 from engine.segment.text import choi_documents, concatenate_articles
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_model_round_trips_through_its_file(small_model, newsscape_days, tmp_path):
     path = small_model.save(tmp_path / "m")
     assert path.name == "m.npz"
@@ -26,6 +27,7 @@ def test_model_round_trips_through_its_file(small_model, newsscape_days, tmp_pat
     assert loaded.hyper == small_model.hyper and loaded.max_state == 120
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_segmentation_result_is_consistent(small_model, newsscape_days):
     day = newsscape_days[0].slice(0, 5000)
     result = segment_words(day.words, starts=day.starts, ends=day.ends, model=small_model)
@@ -39,7 +41,7 @@ def test_segmentation_result_is_consistent(small_model, newsscape_days):
     # More penalty, more stories.
     more = segment_words(day.words, starts=day.starts, ends=day.ends, model=small_model,
                          log_penalty=small_model.hyper.log_penalty + 3, with_posteriors=False)
-    assert more.story_starts.size >= result.story_starts.size
+    assert more.story_starts.size > result.story_starts.size
 
 
 def test_lee_model_finds_article_boundaries(lee_articles, rng):
@@ -72,6 +74,7 @@ def test_unknown_model_name(tmp_path, monkeypatch):
         segment_words(["a"], model="no-such-model")
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_empty_input_gives_no_stories(small_model):
     result = segment_words([], model=small_model)
     assert result.story_starts.size == 0 and result.spans() == []
@@ -82,6 +85,7 @@ def test_empty_input_gives_no_stories(small_model):
     [("one string", "must be a sequence of words, not one string"), (["a", "b c"], "word 1 is empty or contains")],
     ids=["string", "word-with-space"],
 )
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_bad_words(small_model, words, message):
     with pytest.raises(ParameterError, match=message):
         segment_words(words, model=small_model)
@@ -129,6 +133,7 @@ def test_shipped_model_is_chosen_by_punctuation():
     assert set(result.story_starts.tolist()) <= set(range(0, len(words), 11))
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_matching_a_peers_number_of_boundaries(small_model, newsscape_days):
     from engine.research.segment.experiments import hmm_starts_matching
 
@@ -138,6 +143,7 @@ def test_matching_a_peers_number_of_boundaries(small_model, newsscape_days):
     assert counts[0] == 0 and all(abs(c - n) <= 1 for n, c in counts.items()), counts
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_words_heard_in_sound_are_left_out_of_the_model(small_model, newsscape_days):
     day = newsscape_days[0].slice(0, 3000)
     rng = np.random.default_rng(5)
@@ -160,6 +166,7 @@ def test_words_heard_in_sound_are_left_out_of_the_model(small_model, newsscape_d
         segment_words(day.words[:5], model=small_model, transcribed=[1, 0, 1, 1, 1])
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_feature_weights_scale_the_log_likelihoods(small_model, newsscape_days, tmp_path):
     from dataclasses import replace
 

@@ -145,6 +145,7 @@ def test_posterior_threshold_picks_separated_peaks():
         posterior_starts(p, threshold=1.5)
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_posterior_threshold_is_a_usable_knob(small_model, newsscape_days):
     """Story counts fall step by step as the threshold rises, with no cliff from a handful to thousands."""
     from engine.segment.segmenter import segment_transcript

@@ -157,11 +157,6 @@ def test_index_in_an_unwritable_place(tmp_path: Path) -> None:
         Store(blocker / "sub" / "lib.sqlite")
 
 
-def test_sqlite_has_fts5() -> None:
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
-
-
 def test_events_stories_entities_and_x_duration_round_trip(store: Store) -> None:
     from engine.storage.store import EntityRow, EventRow, StoryRow
 

@@ -28,6 +28,7 @@ def test_explanation_data_is_consistent(small_model, newsscape_days):
         np.testing.assert_allclose(prob.sum(axis=0), 1.0, atol=1e-4)
 
 
+@pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_truth_beyond_the_words_is_rejected(small_model, newsscape_days):
     day = newsscape_days[0].slice(0, 100)
     with pytest.raises(ParameterError, match=r"true story start 500 is beyond the last word \(99\)"):
