@@ -27,8 +27,8 @@ from typing import Any
 from bench import (
     asr_bench,
     build_bench,
-    cluster_bench,
     caption_markup_bench,
+    cluster_bench,
     detect_bench,
     detect_loso_bench,
     detect_speech_bench,

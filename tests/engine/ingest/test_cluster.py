@@ -14,9 +14,8 @@ import pytest
 
 from engine.asr.base import ModelSpec
 from engine.audio.decode import content_hash
-from engine.errors import ParameterError
 from engine.ingest import IngestJob
-from engine.ingest.cluster import ClusterSpec, NeedsAudio, RemoteTask, parse_cluster, recognise_remote
+from engine.ingest.cluster import ClusterSpec, NeedsAudio, RemoteTask, recognise_remote
 from engine.ingest.messages import Done, Failed
 from engine.jobs import JobState
 from engine.storage.store import Store
@@ -24,46 +23,8 @@ from tests.fixtures.audio import espeak, sox
 
 pytest.importorskip("distributed", reason="Dask (the cluster extra, requirements-cluster.lock) is not installed")
 psutil = pytest.importorskip("psutil", reason="psutil (dev extra) is not installed")
+pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("local:2", ClusterSpec(local_workers=2)),
-        ("tcp://10.0.0.5:8786", ClusterSpec(address="tcp://10.0.0.5:8786")),
-        ("sched.example.org:8786", ClusterSpec(address="tcp://sched.example.org:8786")),
-        ("tls://sched:8786", ClusterSpec(address="tls://sched:8786")),
-    ],
-    ids=["local", "tcp", "bare-host-port", "tls"],
-)
-def test_cluster_addresses(text: str, expected: ClusterSpec) -> None:
-    assert parse_cluster(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("local:0", "--cluster 'local:0': expected local:N with N a whole number of at least 1"),
-        ("local:x", "--cluster 'local:x': expected local:N with N a whole number of at least 1"),
-        ("local", "--cluster 'local': expected local:N with N a whole number of at least 1"),
-        ("sched", "--cluster 'sched': expected local:N or a scheduler address such as tcp://host:8786"),
-        ("http://sched:8786", "--cluster 'http://sched:8786': expected local:N or a scheduler address such as tcp://host:8786"),
-        ("tcp://sched:port", "--cluster 'tcp://sched:port': expected local:N or a scheduler address such as tcp://host:8786"),
-    ],
-    ids=["zero-workers", "not-a-number", "no-count", "no-port", "http", "port-not-a-number"],
-)
-def test_bad_cluster_addresses_are_refused(text: str, message: str) -> None:
-    with pytest.raises(ParameterError) as err:
-        parse_cluster(text)
-    assert str(err.value) == message
-
-
-def test_bad_cluster_options_are_refused() -> None:
-    with pytest.raises(ParameterError, match="--retries must be 0 or more, got -1"):
-        ClusterSpec(local_workers=1, retries=-1)
-    with pytest.raises(ParameterError, match="--send-audio must be one of auto, always, never, got 'sometimes'"):
-        ClusterSpec(local_workers=1, send_audio="sometimes")
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +80,6 @@ def test_the_task_reads_the_file_where_it_lies_or_asks_for_its_bytes(
 
 
 # -- a real LocalCluster ---------------------------------------------------------------------
-
-
-pytestmark = pytest.mark.slow
 
 
 def test_cluster_ingest_gives_the_words_of_local_ingest(
