@@ -7,6 +7,9 @@ from typing import Protocol
 
 from engine.timefmt import clock
 
+#: Seconds of a run before its rate and time left are shown.
+RATE_AFTER_SECONDS = 10.0
+
 
 class FileLike(Protocol):
     """A file's state as the job reports it (a FileOutcome, or the app's snapshot of one)."""
@@ -73,7 +76,10 @@ class BatchTotals:
         done = self.seconds_heard
         text = f"{self.files_done} of {self.files} files, {done / 3600:.2f} of {self.seconds / 3600:.2f} h of audio"
         elapsed = time.monotonic() - self.started if self.started is not None else 0.0
-        if elapsed > 0 and done > 0:
+        if self.files and self.files_done == self.files and elapsed > 0:
+            return (f"{self.files} of {self.files} files, {done / 3600:.2f} h of audio in {clock(elapsed)}, "
+                    f"{done / elapsed:.1f} h per hour")
+        if elapsed >= RATE_AFTER_SECONDS and done > 0:  # a rate from the first seconds says little
             rate = done / elapsed
             text += f", {rate:.1f} h per hour, about {clock(max(self.seconds - done, 0.0) / rate)} left"
         return text

@@ -24,6 +24,8 @@ def test_totals_follow_the_files_of_a_batch() -> None:
     assert totals.line() == "0 of 2 files, 0.00 of 2.00 h of audio"
     assert not totals.progress("a.wav", 10.0)  # not running yet
     totals.start("a.wav")
+    assert totals.progress("a.wav", 1.0)
+    assert totals.line() == "0 of 2 files, 0.00 of 2.00 h of audio"  # no rate from the first seconds
     totals.started = time.monotonic() - 600.0  # ten minutes into the run
     assert totals.progress("a.wav", 900.0)
     assert totals.seconds_heard == 900.0
@@ -36,3 +38,6 @@ def test_totals_follow_the_files_of_a_batch() -> None:
     assert (totals.files_done, totals.seconds_done, totals.seconds_heard) == (1, 1800.0, 1800.0)
     assert re.fullmatch(r"1 of 2 files, 0\.50 of 2\.00 h of audio, 3\.0 h per hour, about (29:5\d|30:00) left",
                         totals.line()), totals.line()
+    totals.start("b.wav")
+    assert totals.ended(_File("b.wav", 5400.0))
+    assert re.fullmatch(r"2 of 2 files, 2\.00 h of audio in 10:0\d, 12\.0 h per hour", totals.line()), totals.line()
