@@ -273,6 +273,18 @@ class ClusterInfo:
     notes: list[str] = field(default_factory=list)
 
 
+def _dask_logs_to_our_file() -> None:
+    """Send Dask's own log lines (a lost connection, a dead worker) to Earshot's log file, not the terminal:
+    each file's one line already says what matters there."""
+    ours: list[logging.Handler] = [h for h in logging.getLogger("earshot").handlers if isinstance(h, logging.FileHandler)]
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.startswith("distributed"):
+            logger = logging.getLogger(name)
+            logger.handlers = [h for h in logger.handlers if not isinstance(h, logging.StreamHandler)
+                               or isinstance(h, logging.FileHandler)] + ours
+            logger.propagate = False
+
+
 def _import_dask() -> tuple[Any, Any]:
     try:
         import dask
@@ -299,6 +311,7 @@ class ClusterPool:
         self._inflight: dict[int, _InFlight] = {}
         self._closed = False
         self._local: Any = None
+        _dask_logs_to_our_file()
         self._KilledWorker = distributed.scheduler.KilledWorker
         try:
             if cluster.address is None:
@@ -319,7 +332,8 @@ class ClusterPool:
         self.client.register_plugin(_worker_setup_plugin(local=self._local is not None), name="earshot-worker-setup")
         self._check_environment()
         self.client.subscribe_topic(PROGRESS_TOPIC, self._on_progress)
-        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        scheduler = self.client.scheduler_info(n_workers=-1)
+        workers = scheduler.get("workers", {})
         threads = sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
         self.slots = max(2, config.CLUSTER_TASKS_PER_THREAD * threads)
         self.info = ClusterInfo(cluster.label, len(workers), threads, self._dashboard())
@@ -385,11 +399,16 @@ class ClusterPool:
                 self._fail(flight, FailureReason.AUDIO_NOT_SENT, f"{task.path}: cannot read: {exc.strerror or exc}")
                 return
             flight.sent_audio = True
-            flight.data = self.client.scatter(audio, direct=True, hash=False)
-            del audio
-            future = self.client.submit(recognise_remote, task, flight.data, pure=False, retries=0)
-        else:
-            future = self.client.submit(recognise_remote, task, pure=False, retries=0)
+        try:
+            if with_audio:
+                flight.data = self.client.scatter(audio, direct=True, hash=False)
+                del audio
+                future = self.client.submit(recognise_remote, task, flight.data, pure=False, retries=0)
+            else:
+                future = self.client.submit(recognise_remote, task, pure=False, retries=0)
+        except Exception as exc:  # the scheduler went away between two files
+            self._fail(flight, FailureReason.CLUSTER_LOST, f"{task.path}: cannot send it to {self.cluster.label}: {exc}")
+            return
         flight.future = future
         future.add_done_callback(lambda f, task_id=task.task_id: self._messages.put((task_id, f)))
 
@@ -484,6 +503,10 @@ class ClusterPool:
         flight = self._inflight.pop(task_id, None)
         if flight is not None:
             self._release(flight)
+
+    def why_gone(self) -> str:
+        """What to tell the files still waiting once :meth:`alive` is 0."""
+        return f"{self.cluster.label}: the connection to the Dask scheduler was lost"
 
     def alive(self) -> int:
         """1 while the scheduler is reachable (Dask waits for workers itself), else 0."""

@@ -281,7 +281,7 @@ class IngestJob:
                 elif isinstance(msg, Fatal) and (fatal is None or fatal.reason is FailureReason.WORKER_DID_NOT_START):
                     fatal = msg  # a worker's own account of why its model would not load says most
             if pool.alive() == 0:
-                message = fatal.message if fatal is not None else "no recogniser could start"
+                message = fatal.message if fatal is not None else pool.why_gone()
                 for task_id in [*queued, *running]:
                     self._finish(store, by_task[task_id], JobState.FAILED, message)
                 return

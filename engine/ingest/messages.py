@@ -28,6 +28,8 @@ class FailureReason(enum.Enum):
     WORKER_CRASHED = "worker crashed"
     #: A cluster worker could not see the file and its bytes could not be sent to it.
     AUDIO_NOT_SENT = "audio not sent"
+    #: The connection to the Dask scheduler is gone.
+    CLUSTER_LOST = "cluster lost"
 
 
 @dataclass(frozen=True)

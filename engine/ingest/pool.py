@@ -193,6 +193,10 @@ class WorkerPool:
     def alive(self) -> int:
         return len(self._workers)
 
+    def why_gone(self) -> str:
+        """What to tell the files still waiting once :meth:`alive` is 0 and no worker said why."""
+        return "no recogniser could start"
+
     def cancel_task(self, task_id: int, *, respawn: bool = True) -> bool:
         """Kill the worker running ``task_id`` and, with ``respawn``, start a fresh one. True if it was running."""
         for wid, w in list(self._workers.items()):

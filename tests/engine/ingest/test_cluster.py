@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -252,35 +253,62 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextlib.contextmanager
+def _remote_cluster(tmp_path: Path, hidden: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real scheduler (``dask scheduler``) and one worker (``dask worker``) on this machine; with ``hidden``,
+    the worker runs in its own mount namespace with a tmpfs over that folder, so it shares no storage there.
+    Yields the scheduler's address and its process."""
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    worker_cmd = [str(bin_dir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"]
+    if hidden is not None:
+        worker_cmd = ["unshare", "-m", "sh", "-c", f'mount -t tmpfs none "{hidden}" && exec "$@"', "_", *worker_cmd]
+    with (tmp_path / "scheduler.log").open("w") as slog, (tmp_path / "worker.log").open("w") as wlog:
+        scheduler = subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1",
+                                      "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+                                     env=env, cwd=tmp_path, stdout=slog, stderr=subprocess.STDOUT)
+        worker = subprocess.Popen(worker_cmd, env=env, cwd=tmp_path, stdout=wlog, stderr=subprocess.STDOUT)
+        try:
+            yield address, scheduler
+        finally:
+            for proc in (worker, scheduler):
+                proc.terminate()
+                try:
+                    proc.wait(20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
 @pytest.fixture
 def remote_cluster_without_the_files(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A real scheduler, and one worker that cannot see a folder of this machine (a tmpfs over it in
-    its own mount namespace): a cluster with no storage shared with this process."""
+    """A scheduler and a worker that cannot see a folder of this machine: no storage shared with this process."""
     hidden = tmp_path / "only-here"
     hidden.mkdir()
     probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs none {hidden}"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip(f"cannot make a mount namespace here (unshare -m: {probe.stderr.decode().strip()})")
-    address = f"tcp://127.0.0.1:{_free_port()}"
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    logs = (tmp_path / "scheduler.log").open("w"), (tmp_path / "worker.log").open("w")
-    scheduler = subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
-                                  "--no-dashboard"], env=env, cwd=tmp_path, stdout=logs[0], stderr=subprocess.STDOUT)
-    worker = subprocess.Popen(["unshare", "-m", "sh", "-c", f'mount -t tmpfs none "{hidden}" && exec "$@"', "_",
-                               str(bin_dir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"],
-                              env=env, cwd=tmp_path, stdout=logs[1], stderr=subprocess.STDOUT)
-    try:
+    with _remote_cluster(tmp_path, hidden) as (address, _):
         yield address, hidden
-    finally:
-        for proc in (worker, scheduler):
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        for log in logs:
-            log.close()
+
+
+def test_a_lost_scheduler_fails_the_files_it_held_and_writes_nothing(
+    tmp_path: Path, minute_wav: Path, clips: dict[str, Path], whisper_model: ModelSpec
+) -> None:
+    db = tmp_path / "lib.sqlite"
+    with _remote_cluster(tmp_path) as (address, scheduler):
+        _, thread, result, _ = _start_watched([minute_wav, clips["council"]], db, whisper_model,
+                                               ClusterSpec(address=address))
+        scheduler.kill()
+        thread.join(120)
+    assert not thread.is_alive()
+    lost = f"{address}: the connection to the Dask scheduler was lost"
+    assert [(o.state, o.message) for o in result if o.state is not JobState.DONE] != []
+    assert all(o.message == lost for o in result if o.state is JobState.FAILED), [o.message for o in result]
+    assert Path(result[0].path) == minute_wav and result[0].state is JobState.FAILED
+    store = Store(db)
+    assert store.counts()["recordings"] == sum(o.state is JobState.DONE for o in result)
+    assert not store.jobs(status="running")
 
 
 def test_a_worker_without_shared_storage_gets_the_bytes(
