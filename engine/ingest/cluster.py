@@ -285,6 +285,11 @@ def _dask_logs_to_our_file() -> None:
             logger.propagate = False
 
 
+def require_dask() -> None:
+    """Raise ParameterError, saying what to install, unless Dask can be imported."""
+    _import_dask()
+
+
 def _import_dask() -> tuple[Any, Any]:
     try:
         import dask

@@ -21,7 +21,7 @@ from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
-from engine.ingest.cluster import ClusterPool, ClusterSpec
+from engine.ingest.cluster import ClusterPool, ClusterSpec, require_dask
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress
 from engine.ingest.pool import WorkerPool
 from engine.ingest.transcribe import StageTimes, Transcript
@@ -128,6 +128,8 @@ class IngestJob:
         self.workers = workers
         self.force = force
         self.detector_settings = detector_settings
+        if cluster is not None:
+            require_dask()  # said at once, not after every file was probed and hashed
         self.cluster = cluster
         self.on_note = on_note or (lambda line: None)
         self.on_state = on_state or (lambda outcome: None)

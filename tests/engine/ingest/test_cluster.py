@@ -234,17 +234,19 @@ def test_cli_cluster_errors_are_one_line(tmp_path: Path, clips: dict[str, Path])
     assert not db.exists() or Store(db).counts()["recordings"] == 0
 
 
-def test_without_dask_cluster_says_what_to_install(tmp_path: Path, clips: dict[str, Path]) -> None:
+def test_without_dask_cluster_says_what_to_install(tmp_path: Path) -> None:
+    (tmp_path / "empty.wav").write_bytes(b"")  # said before any file is looked at, even one that fails
     code = (
         "import sys; sys.modules['dask'] = sys.modules['distributed'] = None\n"
         "from engine.cli.main import main\n"
         f"sys.exit(main(['--db', {str(tmp_path / 'lib.sqlite')!r}, 'ingest', '--cluster', 'local:1', "
-        f"{str(clips['council'])!r}]))\n"
+        f"{str(tmp_path / 'empty.wav')!r}]))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr == ("earshot: error: --cluster needs Dask, which is not installed; install it with: "
                            ".venv/bin/python -m pip install --require-hashes -r requirements-cluster.lock\n")
+    assert not (tmp_path / "lib.sqlite").exists()
 
 
 def _free_port() -> int:
