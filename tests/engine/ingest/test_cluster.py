@@ -205,6 +205,7 @@ def test_ctrl_c_cancels_the_cluster_and_ends_every_worker(tmp_path: Path, minute
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "earshot: interrupted" in err.splitlines() and "Traceback" not in err, err
+    assert err.startswith("note: cluster local:2: 2 workers, 2 threads; dashboard http://127.0.0.1:"), err
     store = Store(db)
     assert store.counts()["recordings"] == 0 and store.counts()["words"] == 0
     assert [j["status"] for j in store.jobs()] == ["cancelled"]
