@@ -58,3 +58,9 @@ CITY_MIN_POPULATION = 100_000
 PERCEPTRON_EPOCHS = 12
 #: Features seen fewer times than this in training are dropped.
 FEATURE_MIN_COUNT = 2
+
+#: Words carry case (and go to the cased tagger) when at least this share of those with
+#: letters has a capital ...
+CASED_MIN_CAPITALISED = 0.02
+#: ... and fewer than this share is written all in capitals (captions, shouting).
+CASED_MAX_ALL_CAPITALS = 0.5

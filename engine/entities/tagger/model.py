@@ -1,5 +1,8 @@
 """The trainable tagger: an averaged structured perceptron over BIO tags (Collins 2002),
-with the rule tagger's answer and the gazetteer classes among its features."""
+with the rule tagger's answer and the gazetteer classes among its features.
+
+A *cased* model also reads the words as shown (case, punctuation, sentence starts); it is
+meant for recognisers that write them (Whisper) and for text."""
 
 from __future__ import annotations
 
@@ -11,14 +14,17 @@ import numpy as np
 
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger._kernels import _viterbi
-from engine.entities.tagger.features import sequence_features
+from engine.entities.tagger.features import token_features
 from engine.entities.tagger.gazetteer import fold_token
+from engine.entities.tagger.numeric import numeric_spans
 from engine.entities.tagger.rules import RuleTagger
 from engine.errors import ModelError
 
 log = logging.getLogger("earshot.entities")
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Older files (no ``cased`` flag, features as a string array) still load.
+_READABLE_VERSIONS = (1, 2)
 
 
 class PerceptronTagger:
@@ -27,7 +33,7 @@ class PerceptronTagger:
     name = "perceptron"
 
     def __init__(self, tags: Sequence[str], features: Sequence[str], W: np.ndarray, T: np.ndarray,
-                 output_types: Sequence[str] | None = None) -> None:
+                 output_types: Sequence[str] | None = None, *, cased: bool = False) -> None:
         self.tags = list(tags)
         self.feature_id = {f: k for k, f in enumerate(features)}
         self.features = list(features)
@@ -35,6 +41,9 @@ class PerceptronTagger:
         self.T = np.ascontiguousarray(T, dtype=np.float64)
         self.allowed = allowed_transitions(self.tags)
         self.output_types = set(output_types) if output_types else None
+        self.cased = cased
+        if cased:
+            self.name = "perceptron-cased"
         self.rules = RuleTagger()
         self.gaz = self.rules.gaz
 
@@ -42,12 +51,13 @@ class PerceptronTagger:
     def tag(self, words: Sequence[str]) -> list[EntitySpan]:
         if not words:
             return []
-        forms = [fold_token(w) for w in words]
-        ptr, idx = self.encode([sequence_features(forms, self.gaz, self.rules)])
-        path = _viterbi(ptr, idx, 0, len(forms), self.W, self.T, self.allowed)
+        ptr, idx = self.encode([token_features(words, self.gaz, self.rules, cased=self.cased)])
+        path = _viterbi(ptr, idx, 0, len(words), self.W, self.T, self.allowed)
         spans = decode_bio([self.tags[k] for k in path], words)
         if self.output_types is not None:
             spans = [s for s in spans if s.type in self.output_types]
+        if not any(t.endswith(("-DATE", "-MONEY")) for t in self.tags):
+            spans = with_numeric_spans(spans, words)
         return spans
 
     def encode(self, docs: Sequence[Sequence[Sequence[str]]]) -> tuple[np.ndarray, np.ndarray]:
@@ -67,9 +77,10 @@ class PerceptronTagger:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".part")
         with open(tmp, "wb") as fh:
+            blob = np.frombuffer("\n".join(self.features).encode("utf-8"), dtype=np.uint8)
             np.savez_compressed(fh, version=np.array(FORMAT_VERSION), tags=np.array(self.tags),
-                                features=np.array(self.features), W=self.W.astype(np.float32),
-                                T=self.T.astype(np.float32),
+                                feature_blob=blob, W=self.W.astype(np.float16),
+                                T=self.T.astype(np.float32), cased=np.array(self.cased),
                                 output_types=np.array(sorted(self.output_types or [])))
         tmp.replace(path)
         return path
@@ -79,10 +90,14 @@ class PerceptronTagger:
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as z:
-                if int(z["version"]) != FORMAT_VERSION:
-                    raise ModelError(f"{path}: entity model format {int(z['version'])}, expected {FORMAT_VERSION}")
+                version = int(z["version"])
+                if version not in _READABLE_VERSIONS:
+                    raise ModelError(f"{path}: entity model format {version}, expected {FORMAT_VERSION}")
                 out = list(z["output_types"]) or None
-                return cls(list(z["tags"]), list(z["features"]), z["W"], z["T"], out)
+                if version == 1:
+                    return cls(list(z["tags"]), list(z["features"]), z["W"], z["T"], out)
+                features = bytes(z["feature_blob"]).decode("utf-8").split("\n")
+                return cls(list(z["tags"]), features, z["W"], z["T"], out, cased=bool(z["cased"]))
         except (OSError, KeyError, ValueError) as exc:
             raise ModelError(f"{path}: not an entity tagger model ({exc})") from None
 
@@ -96,6 +111,17 @@ def allowed_transitions(tags: Sequence[str]) -> np.ndarray:
             for p in range(n + 1):
                 ok[p, y] = p < n and tags[p] in ("B-" + tag[2:], tag)
     return ok
+
+
+def with_numeric_spans(spans: list[EntitySpan], words: Sequence[str]) -> list[EntitySpan]:
+    """``spans`` plus the rule tagger's DATE, TIME, MONEY and PERCENT on words no span holds."""
+    taken = [False] * len(words)
+    for s in spans:
+        taken[s.first_word:s.last_word + 1] = [True] * s.n_words
+    forms = [fold_token(w) for w in words]
+    extra = [EntitySpan(etype, lo, hi, " ".join(words[lo:hi + 1]), 0.7) for lo, hi, etype in numeric_spans(forms)
+             if not any(taken[lo:hi + 1])]
+    return sorted([*spans, *extra], key=lambda s: s.first_word) if extra else spans
 
 
 def decode_bio(labels: Sequence[str], words: Sequence[str]) -> list[EntitySpan]:

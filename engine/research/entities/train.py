@@ -11,8 +11,8 @@ import numpy as np
 from engine.entities import config
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger._kernels import _train
-from engine.entities.tagger.features import sequence_features
-from engine.entities.tagger.gazetteer import fold_token, load_gazetteers
+from engine.entities.tagger.features import token_features
+from engine.entities.tagger.gazetteer import load_gazetteers
 from engine.entities.tagger.model import PerceptronTagger
 from engine.entities.tagger.rules import RuleTagger
 from engine.errors import ParameterError
@@ -29,9 +29,10 @@ def bio_labels(n: int, spans: Sequence[EntitySpan]) -> list[str]:
 
 def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, epochs: int = config.PERCEPTRON_EPOCHS,
                  min_count: int = config.FEATURE_MIN_COUNT, seed: int = 0,
-                 output_types: Sequence[str] | None = None,
+                 output_types: Sequence[str] | None = None, cased: bool = False,
                  progress: Callable[[str], None] | None = None) -> PerceptronTagger:
-    """Train on (words, entities) documents; words are folded like recognizer output first."""
+    """Train on (words, entities) documents. Words are folded like recognizer output; with
+    ``cased`` the model also learns from them as shown (case, punctuation, sentence starts)."""
     if not docs:
         raise ParameterError("no training documents")
     if epochs < 1:
@@ -45,8 +46,7 @@ def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, 
     gold: list[int] = []
     counts: Counter[str] = Counter()
     for k, (words, spans) in enumerate(docs):
-        forms = [fold_token(w) for w in words]
-        f = sequence_features(forms, gaz, rules)
+        f = token_features(words, gaz, rules, cased=cased)
         feats.append(f)
         for fs in f:
             counts.update(fs)
@@ -55,7 +55,7 @@ def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, 
             progress(f"features: {k + 1}/{len(docs)} documents")
     features = sorted(f for f, c in counts.items() if c >= min_count)
     model = PerceptronTagger(tags, features, np.zeros((len(features), len(tags))), np.zeros((len(tags) + 1, len(tags))),
-                             output_types)
+                             output_types, cased=cased)
     ptr, idx = model.encode(feats)
     seq_ptr = np.cumsum([0] + [len(d) for d in feats]).astype(np.int64)
     rng = np.random.default_rng(seed)
