@@ -10,6 +10,7 @@ statistical model (``entities train``). Each shipped tagger is loaded once per p
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -18,8 +19,11 @@ from engine.entities import config
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger.model import PerceptronTagger
 from engine.entities.tagger.rules import RuleTagger
+from engine.errors import ModelError
 from engine.paths import data_dir
 from models.entities import cased_model_path
+
+log = logging.getLogger("earshot.entities")
 
 
 class Tagger(Protocol):
@@ -36,6 +40,16 @@ def _shipped() -> Tagger:
 @functools.cache
 def _shipped_cased() -> Tagger:
     return PerceptronTagger.load(cased_model_path())
+
+
+@functools.cache
+def _cased_or_none() -> Tagger | None:
+    """The shipped cased model, or None (logged once) when its file is missing or not the pinned one."""
+    try:
+        return _shipped_cased()
+    except ModelError as exc:
+        log.warning("cased words get the lower-case tagger: %s", exc)
+        return None
 
 
 def load_tagger(model: str | Path | None = None) -> Tagger:
@@ -92,12 +106,14 @@ def tag_shown(words: Sequence[str], *, language: str | None = "") -> list[Entity
 
     Cased words (:func:`words_are_cased`) go to the shipped cased model (PERSON, LOCATION,
     ORGANIZATION from case, punctuation and sentence starts, with the rules' DATE, TIME,
-    MONEY, PERCENT); others to the lower-case tagger. A recording in a language other than
-    English (``language``, a code such as ``"fr"``) gets none: both taggers know English only.
+    MONEY, PERCENT); others, or all when that model's file is missing, to the lower-case tagger.
+    A recording in a language other than English (``language``, a code such as ``"fr"``) gets
+    none: both taggers know English only.
     """
     if not words or not is_english(language):
         return []
-    return (_shipped_cased() if words_are_cased(words) else _shipped()).tag(words)
+    cased = _cased_or_none() if words_are_cased(words) else None
+    return (cased or _shipped()).tag(words)
 
 
 __all__ = ["EntitySpan", "Tagger", "is_english", "load_tagger", "model_path", "tag_shown", "tag_words",

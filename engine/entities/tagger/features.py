@@ -197,3 +197,26 @@ def token_features(words: Sequence[str], g: Gazetteers, rules: RuleTagger, *, ca
         for f, extra in zip(feats, shown_features(words), strict=True):
             f.extend(extra)
     return feats
+
+
+def history_features(words: Sequence[str], labels: Sequence[str]) -> list[list[str]]:
+    """What a first pass said about the same word elsewhere in the text (BIO ``labels``): one
+    ``nl=TYPE`` per entity type another occurrence got, and the most frequent answer
+    (``O`` included). A name written once in full and later alone is found by its first mention."""
+    keys = [split_shown(w)[1].lower() for w in words]
+    seen: dict[str, list[str]] = {}
+    for key, lab in zip(keys, labels, strict=True):
+        seen.setdefault(key, []).append(lab[2:] if lab != "O" else "O")
+    out = []
+    for key, lab in zip(keys, labels, strict=True):
+        others = list(seen[key])
+        others.remove(lab[2:] if lab != "O" else "O")
+        if not others:
+            out.append([])
+            continue
+        counts: dict[str, int] = {}
+        for t in others:
+            counts[t] = counts.get(t, 0) + 1
+        majority = max(sorted(counts), key=lambda t: counts[t])
+        out.append(["nl=" + t for t in counts if t != "O"] + ["nlmaj=" + majority])
+    return out

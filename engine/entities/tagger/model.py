@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger._kernels import _viterbi
-from engine.entities.tagger.features import token_features
+from engine.entities.tagger.features import history_features, token_features
 from engine.entities.tagger.gazetteer import fold_token
 from engine.entities.tagger.numeric import numeric_spans
 from engine.entities.tagger.rules import RuleTagger
@@ -24,6 +24,8 @@ log = logging.getLogger("earshot.entities")
 
 FORMAT_VERSION = 2
 #: Older files (no ``cased`` flag, features as a string array) still load.
+#: A two-pass model keeps its first pass under this prefix in the same file.
+_FIRST = "first_"
 _READABLE_VERSIONS = (1, 2)
 
 
@@ -33,7 +35,8 @@ class PerceptronTagger:
     name = "perceptron"
 
     def __init__(self, tags: Sequence[str], features: Sequence[str], W: np.ndarray, T: np.ndarray,
-                 output_types: Sequence[str] | None = None, *, cased: bool = False) -> None:
+                 output_types: Sequence[str] | None = None, *, cased: bool = False,
+                 first: PerceptronTagger | None = None) -> None:
         self.tags = list(tags)
         self.feature_id = {f: k for k, f in enumerate(features)}
         self.features = list(features)
@@ -42,6 +45,8 @@ class PerceptronTagger:
         self.allowed = allowed_transitions(self.tags)
         self.output_types = set(output_types) if output_types else None
         self.cased = cased
+        #: With a first pass, what it said about the same word elsewhere in the text is a feature.
+        self.first = first
         if cased:
             self.name = "perceptron-cased"
         self.rules = RuleTagger()
@@ -51,14 +56,27 @@ class PerceptronTagger:
     def tag(self, words: Sequence[str]) -> list[EntitySpan]:
         if not words:
             return []
-        ptr, idx = self.encode([token_features(words, self.gaz, self.rules, cased=self.cased)])
-        path = _viterbi(ptr, idx, 0, len(words), self.W, self.T, self.allowed)
-        spans = decode_bio([self.tags[k] for k in path], words)
+        spans = decode_bio(self.labels(words), words)
         if self.output_types is not None:
             spans = [s for s in spans if s.type in self.output_types]
         if not any(t.endswith(("-DATE", "-MONEY")) for t in self.tags):
             spans = with_numeric_spans(spans, words)
         return spans
+
+    def labels(self, words: Sequence[str]) -> list[str]:
+        """The BIO tag of every word (``"O"``, ``"B-PERSON"`` ...)."""
+        feats = self.features_of(words)
+        ptr, idx = self.encode([feats])
+        return [self.tags[k] for k in _viterbi(ptr, idx, 0, len(words), self.W, self.T, self.allowed)]
+
+    def features_of(self, words: Sequence[str], first_labels: Sequence[str] | None = None) -> list[list[str]]:
+        """Feature strings of every word; a two-pass model runs its first pass unless given its labels."""
+        feats = token_features(words, self.gaz, self.rules, cased=self.cased)
+        if self.first is not None:
+            labels = first_labels if first_labels is not None else self.first.labels(words)
+            for f, extra in zip(feats, history_features(words, labels), strict=True):
+                f.extend(extra)
+        return feats
 
     def encode(self, docs: Sequence[Sequence[Sequence[str]]]) -> tuple[np.ndarray, np.ndarray]:
         """Known feature ids of every token, CSR-style: ``ptr`` int64 (n_tokens + 1,), ``idx`` int64 (n_ids,)."""
@@ -77,13 +95,25 @@ class PerceptronTagger:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".part")
         with open(tmp, "wb") as fh:
-            blob = np.frombuffer("\n".join(self.features).encode("utf-8"), dtype=np.uint8)
-            np.savez_compressed(fh, version=np.array(FORMAT_VERSION), tags=np.array(self.tags),
-                                feature_blob=blob, W=self.W.astype(np.float16),
-                                T=self.T.astype(np.float32), cased=np.array(self.cased),
-                                output_types=np.array(sorted(self.output_types or [])))
+            arrays = self._arrays()
+            if self.first is not None:
+                arrays |= {_FIRST + k: v for k, v in self.first._arrays().items()}
+            np.savez_compressed(fh, version=np.array(FORMAT_VERSION), **arrays)
         tmp.replace(path)
         return path
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        blob = np.frombuffer("\n".join(self.features).encode("utf-8"), dtype=np.uint8)
+        return {"tags": np.array(self.tags), "feature_blob": blob, "W": self.W.astype(np.float16),
+                "T": self.T.astype(np.float32), "cased": np.array(self.cased),
+                "output_types": np.array(sorted(self.output_types or []))}
+
+    @classmethod
+    def _from_arrays(cls, z, prefix: str = "") -> PerceptronTagger:
+        first = cls._from_arrays(z, _FIRST) if not prefix and _FIRST + "tags" in z else None
+        features = bytes(z[prefix + "feature_blob"]).decode("utf-8").split("\n")
+        return cls(list(z[prefix + "tags"]), features, z[prefix + "W"], z[prefix + "T"],
+                   list(z[prefix + "output_types"]) or None, cased=bool(z[prefix + "cased"]), first=first)
 
     @classmethod
     def load(cls, path: str | Path) -> PerceptronTagger:
@@ -96,8 +126,7 @@ class PerceptronTagger:
                 out = list(z["output_types"]) or None
                 if version == 1:
                     return cls(list(z["tags"]), list(z["features"]), z["W"], z["T"], out)
-                features = bytes(z["feature_blob"]).decode("utf-8").split("\n")
-                return cls(list(z["tags"]), features, z["W"], z["T"], out, cased=bool(z["cased"]))
+                return cls._from_arrays(z)
         except (OSError, KeyError, ValueError) as exc:
             raise ModelError(f"{path}: not an entity tagger model ({exc})") from None
 

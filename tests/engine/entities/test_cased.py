@@ -110,3 +110,11 @@ def test_shipped_cased_model_on_conll_test(conll_dir):
     result = evaluate_spans(docs, [tag_shown(d.words) for d in docs])
     assert result["overall"]["gold"] == 4946
     assert result["overall"]["f"] > 0.8
+
+
+def test_ingest_tags_by_the_recording_language():
+    from engine.ingest.analyze import tag_entities
+
+    rows = tag_entities(WHISPER, language="en-US")
+    assert ("PERSON", "John McCain") in {(r.type, r.text) for r in rows}
+    assert tag_entities(WHISPER, language="de") == []
