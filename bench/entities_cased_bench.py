@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "test_words_shown": sum(len(d.words) for d in shown), "test_words_lower": sum(len(d.words) for d in lower),
         "test_entities": {t: sum(e.type == t for d in shown for e in d.entities) for t in PLO},
         "training": json.loads(CASED_MODEL_PATH.with_suffix(".json").read_text()),
+        "model_bytes": CASED_MODEL_PATH.stat().st_size,
         "routing": {"shown_cased": sum(words_are_cased(d.words) for d in shown) / len(shown),
                     "lower_cased": sum(words_are_cased(d.words) for d in lower) / len(lower)},
     }
@@ -168,12 +169,14 @@ def markdown(result: dict[str, Any]) -> str:
     sp = result["speed"]
     tr = result["training"]
     c = tr["chosen"]
+    tried = ", ".join(f"{g.get('passes', 1)} pass(es) x {g['epochs']} epochs {g['dev_f']:.3f}" for g in tr["grid"])
     lines += ["", f"`tag_shown` (what ingest calls) sent {rt['shown_cased']:.0%} of the shown documents and "
                   f"{rt['lower_cased']:.0%} of the lower-case ones to the cased model: F {ts:.3f} shown, {tl:.3f} lower case.",
-              "", f"Choices on the development set (testa, {tr['dev_words']:,} words) only: {c['epochs']} passes, "
-                  f"minimum feature count {c['min_count']} (dev F {c['dev_f']:.3f}; tried "
-                  + ", ".join(f"{g['epochs']}/{g['min_count']}: {g['dev_f']:.3f}" for g in tr["grid"])
-                  + f"). Trained on train ({tr['train_words']:,} words) by `{tr['command'].strip()}`.",
+              "", f"Choices on the development set (testa, {tr['dev_words']:,} words) only: "
+                  f"{'two passes' if c.get('passes') == 2 else 'one pass'}, {c['epochs']} epochs, "
+                  f"minimum feature count {c['min_count']} (testa F {c['dev_f']:.3f}; tried: {tried}). Trained on train "
+                  f"({tr['train_words']:,} words) by `{tr['command'].strip()}`; the file is "
+                  f"{result['model_bytes'] / 1e6:.1f} MB.",
               "", f"Speed: Whisper ingest runs at RTF {sp['whisper_rtf']:.3f} ({sp['source']}), about "
                   f"{sp['words_per_audio_second']:.1f} words per audio second; the cased model adds RTF "
                   f"{sp['tag_rtf']:.6f}, {sp['share_of_ingest']:.2%} of ingest time."]

