@@ -207,7 +207,7 @@ def history_features(words: Sequence[str], labels: Sequence[str]) -> list[list[s
     seen: dict[str, list[str]] = {}
     for key, lab in zip(keys, labels, strict=True):
         seen.setdefault(key, []).append(lab[2:] if lab != "O" else "O")
-    out = []
+    out: list[list[str]] = []
     for key, lab in zip(keys, labels, strict=True):
         others = list(seen[key])
         others.remove(lab[2:] if lab != "O" else "O")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -95,10 +96,10 @@ class PerceptronTagger:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".part")
         with open(tmp, "wb") as fh:
-            arrays = self._arrays()
+            arrays: dict[str, Any] = {"version": np.array(FORMAT_VERSION), **self._arrays()}
             if self.first is not None:
                 arrays |= {_FIRST + k: v for k, v in self.first._arrays().items()}
-            np.savez_compressed(fh, version=np.array(FORMAT_VERSION), **arrays)
+            np.savez_compressed(fh, **arrays)
         tmp.replace(path)
         return path
 

@@ -3,6 +3,7 @@ documents (the CLI's ``entities train``, the entity benchmark)."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -41,17 +42,18 @@ def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, 
         raise ParameterError("no training documents")
     if epochs < 1:
         raise ParameterError(f"epochs must be >= 1, got {epochs}")
-    kw = {"epochs": epochs, "min_count": min_count, "seed": seed, "output_types": output_types, "cased": cased}
+    fit = functools.partial(_fit, epochs=epochs, min_count=min_count, seed=seed, output_types=output_types,
+                            cased=cased, progress=progress)
     if not two_pass:
-        return _fit(docs, None, None, progress=progress, **kw)
-    first = _fit(docs, None, None, progress=progress, **kw)
+        return fit(docs, None, None)
+    first = fit(docs, None, None)
     labels: list[list[str]] = [[] for _ in docs]
     for fold in (0, 1):
         held = [k for k in range(len(docs)) if k % 2 == fold]
-        part = _fit([docs[k] for k in range(len(docs)) if k % 2 != fold], None, None, progress=progress, **kw)
+        part = fit([docs[k] for k in range(len(docs)) if k % 2 != fold], None, None)
         for k in held:
             labels[k] = part.labels(docs[k][0])
-    return _fit(docs, first, labels, progress=progress, **kw)
+    return fit(docs, first, labels)
 
 
 def _fit(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], first: PerceptronTagger | None,
