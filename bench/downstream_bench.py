@@ -26,7 +26,7 @@ ceiling. No engine, model or threshold saw these broadcasts.
 * Stories: Pk and WindowDiff (k = half the mean true story length) of the stored stories
   against the true starts (first recognised word no earlier than 0.3 s before a story's
   speech), with evenly spaced stories (the true count) as the simple baseline.
-* Names: the shipped tagger on the truth text (cased, punctuated) is the reference; the
+* Names: the shipped tagger ingest would pick (``tag_shown``) on the truth text (cased, punctuated) is the reference; the
   entities ingest stored for each engine are the hypothesis; F by ``engine.entities``
   with the phonetic aligner.
 * WER (numbers spelled out on both sides), for context.
@@ -59,7 +59,7 @@ from bench.common import cached_broadcast, ingest_cache_tag, write_result  # noq
 from engine.asr.base import Word  # noqa: E402
 from engine.entities.spans import EntitySpan  # noqa: E402
 from engine.entities.spans import Transcript as EntityTranscript  # noqa: E402
-from engine.entities.tagger import tag_words  # noqa: E402
+from engine.entities.tagger import tag_shown  # noqa: E402
 from engine.evaluate.collection import SourceRecording, Story, doc_id, index_recordings, run_rows  # noqa: E402
 from engine.evaluate.entities.score import score as score_entities  # noqa: E402
 from engine.evaluate.passages import Judgement, evaluate_run  # noqa: E402
@@ -125,7 +125,7 @@ def truth_record(truth: dict[str, Any]) -> dict[str, Any]:
     """The broadcast's own words as a perfect recogniser's, with its true stories and the tagger on its text."""
     words = truth["words"]
     stories = [[s["first_word"], s["last_word"]] for s in truth["stories"]]
-    entities = [[e.type, e.first_word, e.last_word, e.text] for e in tag_words([w["text"] for w in words])]
+    entities = [[e.type, e.first_word, e.last_word, e.text] for e in tag_shown([w["text"] for w in words])]
     return {"seconds": 0.0, "words": [[w["start"], w["end"], 1.0, w["norm"], w["text"]] for w in words],
             "stories": stories, "entities": entities}
 

@@ -34,6 +34,8 @@ from bench import (
     detect_speech_bench,
     downstream_bench,
     entities_bench,
+    entities_broadcast_bench,
+    entities_cased_bench,
     gui_search,
     ingest_bench,
     landing_bench,
@@ -144,6 +146,11 @@ TABLES: dict[str, Table] = {
                              "\"held-out choice\" rows are the held-out figures"),
     "gui-search": Table(("gui_search",), _one(gui_search.latency_table)),
     # docs/entities.md
+    "entities-cased": Table(("entities_cased",), _one(entities_cased_bench.markdown),
+                            "the cased model is trained on CoNLL train with every choice made on testa; test was "
+                            "used for these figures only"),
+    "entities-broadcast": Table(("entities_broadcast",), _one(entities_broadcast_bench.markdown),
+                                "the stories are CoNLL test documents; nothing was chosen on these broadcasts"),
     "entities-conll": Table(("entities",), _bench_table(entities_bench.markdown, 0),
                             "the perceptron is trained on CoNLL train; the shipped gazetteers and rules were not tuned "
                             "on CoNLL test"),

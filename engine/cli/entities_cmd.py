@@ -20,7 +20,7 @@ from pathlib import Path
 from engine.cli.common import command_group, non_negative_int, open_store, positive_int
 from engine.entities import config
 from engine.entities.spans import TYPE_ELEMENT
-from engine.entities.tagger import load_tagger, model_path
+from engine.entities.tagger import load_tagger, model_path, tag_shown
 from engine.errors import NotFoundError
 from engine.evaluate.entities.align import MODES, unmatched_units
 from engine.evaluate.entities.mapping import MAPPINGS
@@ -57,7 +57,9 @@ def register(subparsers) -> None:
 
     tag = sub.add_parser("tag", help="tag the words of a text file, print them with ENAMEX mark-up")
     tag.add_argument("file", metavar="FILE", help="plain text (recognizer output), '-' for standard input")
-    tag.add_argument("--model", default=None, metavar="NAME", help="trained model name or .npz (default: shipped)")
+    tag.add_argument("--model", default=None, metavar="NAME",
+                     help="'rules', 'cased', a trained model name or .npz (default: the shipped tagger the "
+                          "text's case calls for)")
     tag.add_argument("--json", action="store_true", help="print the entities as JSON")
     tag.set_defaults(func=_tag)
 
@@ -67,6 +69,9 @@ def register(subparsers) -> None:
     train.add_argument("--epochs", type=positive_int, default=config.PERCEPTRON_EPOCHS, metavar="N",
                        help=f"passes over the data (default {config.PERCEPTRON_EPOCHS})")
     train.add_argument("--keep-case", action="store_true", help="do not lower-case the training text")
+    train.add_argument("--cased", action="store_true",
+                       help="train on the words as shown (case, punctuation attached, sentence ends): a model for "
+                            "Whisper output and text, like the shipped cased model")
     train.set_defaults(func=_train)
 
 
@@ -119,7 +124,8 @@ def _tag(args) -> int:
             raise NotFoundError(f"{args.file}: no such file")
         text = path.read_text(encoding="utf-8", errors="replace")
     words = text.split()
-    spans = load_tagger(args.model).tag(words)
+    # Without --model, as ingest does: the cased model when the text carries case, else the rules.
+    spans = tag_shown(words) if args.model is None else load_tagger(args.model).tag(words)
     if args.json:
         print(json.dumps([{"type": s.type, "first_word": s.first_word, "last_word": s.last_word, "text": s.text,
                            "score": round(s.score, 4)} for s in spans], indent=2))
@@ -147,15 +153,16 @@ def markup(words: list[str], spans) -> str:
 def _train(args) -> int:
     files = find_conll_files(args.conll_dir)
     lower = not args.keep_case
-    train = read_conll(files["train"], lower=lower)
+    train = read_conll(files["train"], lower=lower, shown=args.cased)
     t0 = time.perf_counter()
-    model = train_tagger([(d.words, d.entities) for d in train], epochs=args.epochs, progress=log.info)
+    model = train_tagger([(d.words, d.entities) for d in train], epochs=args.epochs, cased=args.cased,
+                         progress=log.info)
     out = model.save(model_path(args.out))
     print(f"trained on {sum(len(d.words) for d in train)} words of {files['train'].name} "
           f"in {time.perf_counter() - t0:.0f} s; saved {out}")
     for split in ("valid", "test"):
         if split in files:
-            docs = read_conll(files[split], lower=lower)
+            docs = read_conll(files[split], lower=lower, shown=args.cased)
             types = tuple(sorted({s.type for d in docs for s in d.entities}))
             result = evaluate_spans(docs, [model.tag(d.words) for d in docs], types)
             per_type = ", ".join(f"{t} {result[t]['f']:.3f}" for t in types)

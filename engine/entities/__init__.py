@@ -1,6 +1,6 @@
 """Named entities on speech transcripts.
 
-Tagging lower-case recognizer output (:mod:`engine.entities.tagger`: ``tag_words``,
+Tagging recognizer output, cased or lower case (:mod:`engine.entities.tagger`: ``tag_shown``, ``tag_words``,
 ``load_tagger``) into the spans of :mod:`.spans`. Scoring tagged output against a
 reference lives in :mod:`engine.evaluate.entities`.
 """

@@ -15,7 +15,7 @@ import numpy as np
 
 from engine.asr.base import Word
 from engine.detect.events import Detections
-from engine.entities.tagger import tag_words
+from engine.entities.tagger import tag_shown
 from engine.segment.segmenter import segment_recognised
 from engine.storage.store import EntityRow, EventRow, StoryRow
 
@@ -36,8 +36,10 @@ class Analysis:
     times: dict[str, float] = field(default_factory=dict)
 
 
-def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, engine: str | None = None) -> Analysis:
-    """Convert detections, and segment and tag ``words`` (``engine``: the recogniser that produced them)."""
+def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, engine: str | None = None,
+                       language: str | None = "") -> Analysis:
+    """Convert detections, and segment and tag ``words`` (``engine``: the recogniser that produced them;
+    ``language``: the recording's language code, ``""`` when unknown)."""
     out = Analysis()
     if detections is not None:
         out.events = [EventRow(e.type, e.start, e.end, e.score, e.value) for e in detections.events]
@@ -56,7 +58,7 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, 
     )
     out.times["segment"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    out.entities = tag_entities(shown)
+    out.entities = tag_entities(shown, language=language)
     out.times["entities"] = time.perf_counter() - t0
     return out
 
@@ -88,8 +90,9 @@ def segment_stories(
     ]
 
 
-def tag_entities(texts: Sequence[str]) -> list[EntityRow]:
-    """Named entities by the shipped gazetteer-and-rules tagger."""
+def tag_entities(texts: Sequence[str], *, language: str | None = "") -> list[EntityRow]:
+    """Named entities in the words as shown: the cased model when they carry case (Whisper), the
+    gazetteer-and-rules tagger when they do not (Vosk), none in a language other than English."""
 
     return [EntityRow(s.type, s.text.strip(_EDGE_PUNCTUATION), s.first_word, s.last_word, s.score)
-            for s in tag_words(texts)]
+            for s in tag_shown(texts, language=language)]

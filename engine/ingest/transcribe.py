@@ -141,7 +141,8 @@ def transcribe_file(
         detections = run_detectors(features, words, settings=settings, found=found)
         times.detect += time.perf_counter() - t1
         t2 = time.perf_counter()
-        analysis = analyze_transcript(words, detections, engine=transcriber.engine)
+        analysis = analyze_transcript(words, detections, engine=transcriber.engine,
+                                      language=getattr(transcriber, "language", ""))
         times.analyze = time.perf_counter() - t2
     return Transcript(
         words=words,

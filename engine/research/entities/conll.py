@@ -24,12 +24,17 @@ class Document:
     entities: list[EntitySpan]
 
 
-def read_conll(path: str | Path, *, lower: bool = True, drop_punctuation: bool = True) -> list[Document]:
+def read_conll(path: str | Path, *, lower: bool = True, drop_punctuation: bool = True,
+               shown: bool = False) -> list[Document]:
     """Documents of a CoNLL file; sentences of one document are joined (speech has no sentences).
 
     With ``drop_punctuation`` tokens without a letter or digit are removed and entity spans
-    shrink accordingly (an entity left with no words is dropped).
+    shrink accordingly (an entity left with no words is dropped). With ``shown`` (which
+    overrides both) case is kept and punctuation tokens are attached to their word as a
+    recogniser writes them (``Paris ,`` -> ``Paris,``, ``( AP`` -> ``(AP``; dashes stay words).
     """
+    if shown:
+        lower, drop_punctuation = False, False
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -40,7 +45,7 @@ def read_conll(path: str | Path, *, lower: bool = True, drop_punctuation: bool =
 
     def flush() -> None:
         if tokens:
-            docs.append(_document(tokens, lower, drop_punctuation))
+            docs.append(_document(tokens, lower, drop_punctuation, shown))
             tokens.clear()
 
     boundary = False
@@ -65,11 +70,17 @@ def read_conll(path: str | Path, *, lower: bool = True, drop_punctuation: bool =
     return docs
 
 
-def _document(tokens: list[tuple[str, str]], lower: bool, drop_punctuation: bool) -> Document:
+_OPENING = ("(", "[", "{")
+_DASHES = ("-", "--", "---")
+
+
+def _document(tokens: list[tuple[str, str]], lower: bool, drop_punctuation: bool, shown: bool = False) -> Document:
     words: list[str] = []
     entities: list[EntitySpan] = []
     cur: list = []  # [type, first, last]
     prev_type = None
+    prefix = ""
+    quotes = 0
     for word, tag in tokens:
         etype = CONLL_TYPES.get(tag[2:]) if tag != "O" else None
         starts = etype is not None and (tag.startswith("B-") or etype != prev_type)
@@ -79,6 +90,14 @@ def _document(tokens: list[tuple[str, str]], lower: bool, drop_punctuation: bool
         prev_type = etype
         if drop_punctuation and not any(ch.isalnum() for ch in word):
             continue
+        if shown and not any(ch.isalnum() for ch in word) and word not in _DASHES:
+            quotes += word == '"'
+            if word in _OPENING or (word == '"' and quotes % 2 == 1) or not words:
+                prefix += word
+            else:
+                words[-1] += word
+            continue
+        word, prefix = prefix + word, ""
         if cur:
             if cur[1] is None:
                 cur[1] = len(words)

@@ -3,6 +3,7 @@ documents (the CLI's ``entities train``, the entity benchmark)."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -11,8 +12,8 @@ import numpy as np
 from engine.entities import config
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger._kernels import _train
-from engine.entities.tagger.features import sequence_features
-from engine.entities.tagger.gazetteer import fold_token, load_gazetteers
+from engine.entities.tagger.features import history_features, token_features
+from engine.entities.tagger.gazetteer import load_gazetteers
 from engine.entities.tagger.model import PerceptronTagger
 from engine.entities.tagger.rules import RuleTagger
 from engine.errors import ParameterError
@@ -29,13 +30,35 @@ def bio_labels(n: int, spans: Sequence[EntitySpan]) -> list[str]:
 
 def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, epochs: int = config.PERCEPTRON_EPOCHS,
                  min_count: int = config.FEATURE_MIN_COUNT, seed: int = 0,
-                 output_types: Sequence[str] | None = None,
+                 output_types: Sequence[str] | None = None, cased: bool = False, two_pass: bool = False,
                  progress: Callable[[str], None] | None = None) -> PerceptronTagger:
-    """Train on (words, entities) documents; words are folded like recognizer output first."""
+    """Train on (words, entities) documents. Words are folded like recognizer output; with
+    ``cased`` the model also learns from them as shown (case, punctuation, sentence starts).
+
+    With ``two_pass`` a first model is trained as usual and a second one also reads what the first
+    said about the same word elsewhere in the text; the second learns from first-pass answers on
+    documents the first pass did not see (two folds), as it will meet them on new text."""
     if not docs:
         raise ParameterError("no training documents")
     if epochs < 1:
         raise ParameterError(f"epochs must be >= 1, got {epochs}")
+    fit = functools.partial(_fit, epochs=epochs, min_count=min_count, seed=seed, output_types=output_types,
+                            cased=cased, progress=progress)
+    if not two_pass:
+        return fit(docs, None, None)
+    first = fit(docs, None, None)
+    labels: list[list[str]] = [[] for _ in docs]
+    for fold in (0, 1):
+        held = [k for k in range(len(docs)) if k % 2 == fold]
+        part = fit([docs[k] for k in range(len(docs)) if k % 2 != fold], None, None)
+        for k in held:
+            labels[k] = part.labels(docs[k][0])
+    return fit(docs, first, labels)
+
+
+def _fit(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], first: PerceptronTagger | None,
+         first_labels: Sequence[Sequence[str]] | None, *, epochs: int, min_count: int, seed: int,
+         output_types: Sequence[str] | None, cased: bool, progress: Callable[[str], None] | None) -> PerceptronTagger:
     rules = RuleTagger()
     gaz = load_gazetteers()
     types = sorted({s.type for _, spans in docs for s in spans})
@@ -45,8 +68,10 @@ def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, 
     gold: list[int] = []
     counts: Counter[str] = Counter()
     for k, (words, spans) in enumerate(docs):
-        forms = [fold_token(w) for w in words]
-        f = sequence_features(forms, gaz, rules)
+        f = token_features(words, gaz, rules, cased=cased)
+        if first_labels is not None:
+            for fs, extra in zip(f, history_features(words, first_labels[k]), strict=True):
+                fs.extend(extra)
         feats.append(f)
         for fs in f:
             counts.update(fs)
@@ -55,7 +80,7 @@ def train_tagger(docs: Sequence[tuple[Sequence[str], Sequence[EntitySpan]]], *, 
             progress(f"features: {k + 1}/{len(docs)} documents")
     features = sorted(f for f, c in counts.items() if c >= min_count)
     model = PerceptronTagger(tags, features, np.zeros((len(features), len(tags))), np.zeros((len(tags) + 1, len(tags))),
-                             output_types)
+                             output_types, cased=cased, first=first)
     ptr, idx = model.encode(feats)
     seq_ptr = np.cumsum([0] + [len(d) for d in feats]).astype(np.int64)
     rng = np.random.default_rng(seed)

@@ -61,20 +61,43 @@ def test_tag(cli, tmp_path, capsys):
                                                '<ENAMEX TYPE="LOCATION">new york</ENAMEX>')
 
 
-def test_train_and_tag_with_model(cli, tmp_path, capsys):
+def _conll_folder(tmp_path, sentence: str):
+    """A CoNLL folder whose sentences are ``sentence`` filled with two made-up names and places."""
     conll = tmp_path / "conll"
     conll.mkdir()
     block = "-DOCSTART- -X- -X- O\n\n" + "".join(
-        f"Mr NNP O O\n{f} NNP B-NP B-PER\n{s} NNP I-NP I-PER\nvisited VBD O O\n{c} NNP B-NP B-LOC\n. . O O\n\n"
-        for f, s, c in [("Zorb", "Vantrell", "Brackton"), ("Quill", "Okafor", "Wemby")] * 10)
+        sentence.format(f=f, s=s, c=c) for f, s, c in [("Zorb", "Vantrell", "Brackton"), ("Quill", "Okafor", "Wemby")] * 10)
     (conll / "train.txt").write_text(block * 3)
     (conll / "test.txt").write_text(block)
+    return conll
+
+
+def test_train_and_tag_with_model(cli, tmp_path, capsys):
+    conll = _conll_folder(tmp_path, "Mr NNP O O\n{f} NNP B-NP B-PER\n{s} NNP I-NP I-PER\nvisited VBD O O\n"
+                                    "{c} NNP B-NP B-LOC\n. . O O\n\n")
     assert cli(["entities", "train", str(conll), "--out", "tiny", "--epochs", "2"]) == 0
     out = capsys.readouterr().out
     assert "trained on" in out and "test.txt: F 1.000" in out
     (tmp_path / "t.txt").write_text("mr zorb vantrell visited wemby")
     assert cli(["entities", "tag", str(tmp_path / "t.txt"), "--model", "tiny", "--json"]) == 0
     assert [s["text"] for s in json.loads(capsys.readouterr().out)] == ["zorb vantrell", "wemby"]
+
+
+def test_train_cased_keeps_the_words_as_shown(cli, tmp_path, capsys):
+    conll = _conll_folder(tmp_path, "Then RB O O\n{f} NNP B-NP B-PER\n{s} NNP I-NP I-PER\n, , O O\nin IN O O\n"
+                                    "{c} NNP B-NP B-LOC\n. . O O\n\n")
+    assert cli(["entities", "train", str(conll), "--out", "tiny", "--epochs", "6", "--cased"]) == 0
+    assert "test.txt: F 1.000" in capsys.readouterr().out
+    (tmp_path / "t.txt").write_text("Then Zorb Vantrell, in Wemby.")
+    assert cli(["entities", "tag", str(tmp_path / "t.txt"), "--model", "tiny", "--json"]) == 0
+    assert [s["text"] for s in json.loads(capsys.readouterr().out)] == ["Zorb Vantrell,", "Wemby."]
+
+
+def test_tag_picks_the_cased_model_for_cased_text(cli, tmp_path, capsys):
+    (tmp_path / "t.txt").write_text("Mayor Maria Ruiz of Chicago spoke on Tuesday.\n")
+    assert cli(["entities", "tag", str(tmp_path / "t.txt"), "--json"]) == 0
+    found = {(s["type"], s["text"]) for s in json.loads(capsys.readouterr().out)}
+    assert ("PERSON", "Maria Ruiz") in found and ("LOCATION", "Chicago") in found
 
 
 @pytest.mark.parametrize(
