@@ -18,6 +18,7 @@ from app import colours
 from app.transcript_doc import ENTITY_COLOURS, TranscriptLayout, build_transcript, word_at_time
 from app.transcript_text import MAX_FIND_HIGHLIGHTS, TranscriptText
 from app.widgets import tool_button, widget_shortcut
+from engine.entities.tagger import is_english
 from engine.library import RecordingDetail
 
 
@@ -129,10 +130,18 @@ class TranscriptPanel(QWidget):
         self._shown_word = None
         rec = detail.recording
         self.title.setText(f"{rec['name']} — {len(detail.words)} words, {len(detail.stories)} stories")
+        language = str(rec.get("language") or "")
+        if is_english(language):
+            self.legend.setText(_legend_html())
+            self.legend.setToolTip("")
+        else:  # the taggers read English only: say why this transcript has no names marked
+            self.legend.setText(f"no names tagged: the recording is in {language!r}")
+            self.legend.setToolTip("Names (people, places, organisations) are tagged in English recordings only.")
         self.text.show_layout(layout or build_transcript(detail))
 
     def clear(self) -> None:
         self.detail = None
+        self.legend.setText(_legend_html())
         self._starts = []
         self.title.setText("Open a recording from the library, or search.")
         self.text.clear_layout()

@@ -29,7 +29,7 @@ class Broadcast:
     truth: BroadcastTruth
 
 
-def store_truth(store: Store, broadcast: Broadcast, *, name: str | None = None) -> int:
+def store_truth(store: Store, broadcast: Broadcast, *, name: str | None = None, language: str = "en") -> int:
     """Index the broadcast's true words as its transcript, with stories, events and entities; returns its id.
 
     Written the way ingest writes (one ``save_recording`` with the passage index), so search works on it.
@@ -46,7 +46,7 @@ def store_truth(store: Store, broadcast: Broadcast, *, name: str | None = None) 
                 entities.append(EntityRow(kind, phrase.title(), i, i + len(parts) - 1, 1.0))
     return store.save_recording(NewRecording(
         str(broadcast.wav), name or broadcast.wav.name, "truth-" + (name or "0"), broadcast.wav.stat().st_size,
-        truth.duration, truth.sample_rate, 1, "pcm_s16le", "wav", "truth", "ground-truth", "en", words,
+        truth.duration, truth.sample_rate, 1, "pcm_s16le", "wav", "truth", "ground-truth", language, words,
         segments=[(a, min(a + 7, len(words) - 1)) for a in range(0, len(words), 8)],
         events=[EventRow(e.type, e.start, e.end, 1.0) for e in truth.events if e.type in ("music", "applause", "laughter")],
         stories=[StoryRow(s.first_word, s.last_word, 0.9) for s in truth.stories],

@@ -13,7 +13,7 @@ from app import colours, dialogs
 from app.transcript_doc import build_transcript
 from engine.storage.store import Store
 from engine.timefmt import timestamp
-from tests.app.gui_helpers import open_recording, wait_loaded
+from tests.app.gui_helpers import open_recording, store_truth, wait_loaded
 
 pytestmark = pytest.mark.gui
 
@@ -144,3 +144,18 @@ def test_a_long_transcript_fills_in_slices_and_stays_clickable(make_window, qtbo
     last = len(words) - 1
     assert text.word_text(last) == words[last]["text"]
     assert text.word_at(text.word_cursor(last).selectionStart()) == last
+
+
+def test_a_recording_in_another_language_says_why_no_names_are_marked(make_window, qtbot, tmp_path: Path,
+                                                                      broadcast) -> None:
+    db = tmp_path / "french.sqlite"
+    with Store(db) as store:
+        store_truth(store, broadcast, name="french.wav", language="fr")
+    window = make_window(db)
+    legend = window.view.transcript.legend
+    assert "person" in legend.text()
+    open_recording(qtbot, window)
+    assert legend.text() == "no names tagged: the recording is in 'fr'"
+    assert "English recordings only" in legend.toolTip()
+    window.view.transcript.clear()
+    assert "person" in legend.text()
