@@ -142,6 +142,7 @@ class TranscriptPanel(QWidget):
     def clear(self) -> None:
         self.detail = None
         self.legend.setText(_legend_html())
+        self.legend.setToolTip("")
         self._starts = []
         self.title.setText("Open a recording from the library, or search.")
         self.text.clear_layout()
