@@ -9,10 +9,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -257,21 +259,33 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _remote_cluster(tmp_path: Path, hidden: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A real scheduler (``dask scheduler``) and one worker (``dask worker``) on this machine; with ``hidden``,
-    the worker runs in its own mount namespace with a tmpfs over that folder, so it shares no storage there.
-    Yields the scheduler's address and its process."""
+def _remote_cluster(tmp_path: Path, *, stranger: bool = False) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real scheduler (``dask scheduler``) and one worker (``dask worker``) on this machine. With
+    ``stranger`` the worker runs as another user (nobody), for whom ``tmp_path`` cannot be read: a
+    worker with no storage shared with this process there. Yields the scheduler's address and process."""
     address = f"tcp://127.0.0.1:{_free_port()}"
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    worker_cmd = [str(bin_dir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard"]
-    if hidden is not None:
-        worker_cmd = ["unshare", "-m", "sh", "-c", f'mount -t tmpfs none "{hidden}" && exec "$@"', "_", *worker_cmd]
+    home = Path(tempfile.mkdtemp(prefix="earshot-worker-"))
+    home.chmod(0o777)  # the worker's own folder: scratch space, caches
+    worker_cmd = [str(bin_dir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard",
+                  "--local-directory", str(home)]
+    options: dict[str, Any] = {}
+    if stranger:
+        env.update(HOME=str(home), NUMBA_CACHE_DIR=str(home / "numba"), EARSHOT_DATA_DIR=str(home / "data"),
+                   XDG_CACHE_HOME=str(home / "cache"))
+
+        def become_nobody() -> None:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+
+        options["preexec_fn"] = become_nobody
     with (tmp_path / "scheduler.log").open("w") as slog, (tmp_path / "worker.log").open("w") as wlog:
         scheduler = subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1",
                                       "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
                                      env=env, cwd=tmp_path, stdout=slog, stderr=subprocess.STDOUT)
-        worker = subprocess.Popen(worker_cmd, env=env, cwd=tmp_path, stdout=wlog, stderr=subprocess.STDOUT)
+        worker = subprocess.Popen(worker_cmd, env=env, cwd=home, stdout=wlog, stderr=subprocess.STDOUT, **options)
         try:
             yield address, scheduler
         finally:
@@ -281,17 +295,31 @@ def _remote_cluster(tmp_path: Path, hidden: Path | None = None) -> Iterator[tupl
                     proc.wait(20)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+            shutil.rmtree(home, ignore_errors=True)
+
+
+#: The user a worker with no shared storage runs as.
+NOBODY = 65534
 
 
 @pytest.fixture
 def remote_cluster_without_the_files(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A scheduler and a worker that cannot see a folder of this machine: no storage shared with this process."""
+    if os.geteuid() != 0:
+        pytest.skip("a worker of another user needs root to start it (the suite runs as root in CI)")
     hidden = tmp_path / "only-here"
     hidden.mkdir()
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs none {hidden}"], capture_output=True)
+    hidden.chmod(0o700)
+    try:
+        subprocess.run([sys.executable, "-c", "import distributed"], check=True, capture_output=True,
+                       preexec_fn=lambda: (os.setgroups([]), os.setgid(NOBODY), os.setuid(NOBODY)))
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"user {NOBODY} cannot run this Python ({sys.executable}: {exc})")
+    probe = subprocess.run([sys.executable, "-c", f"import os; os.setgid({NOBODY}); os.setuid({NOBODY}); "
+                            f"raise SystemExit(os.access({str(hidden)!r}, os.R_OK))"], capture_output=True)
     if probe.returncode != 0:
-        pytest.skip(f"cannot make a mount namespace here (unshare -m: {probe.stderr.decode().strip()})")
-    with _remote_cluster(tmp_path, hidden) as (address, _):
+        pytest.fail(f"user {NOBODY} can read {hidden}: {probe.stderr.decode().strip()}")
+    with _remote_cluster(tmp_path, stranger=True) as (address, _):
         yield address, hidden
 
 
