@@ -21,7 +21,8 @@ from app.timeline_view import TimelinePanel
 from app.transcript_doc import TranscriptLayout, build_transcript
 from app.transcript_view import TranscriptPanel
 from engine.audio.waveform import load_envelope
-from engine.export import export_transcript
+from engine.errors import EarshotError
+from engine.export import export_transcript, write_export
 from engine.library import RecordingDetail, open_reader
 
 
@@ -158,9 +159,9 @@ class RecordingView(QWidget):
             self.message.emit("Open a recording first.")
             return
         try:
-            Path(path).write_text(self.export_text(fmt), encoding="utf-8")
-        except OSError as exc:
-            self.message.emit(f"{path}: cannot write the export: {exc.strerror or exc}")
+            write_export(path, self.export_text(fmt), index_path=self._db_path())
+        except EarshotError as exc:
+            self.message.emit(str(exc))
             return
         self.message.emit(f"Exported {self.detail.recording['name']} as {fmt.upper()} to {path}")
 

@@ -6,12 +6,10 @@ import argparse
 import datetime as dt
 import json
 import sys
-from pathlib import Path
 
 from engine.cli.common import open_store
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
-from engine.errors import EarshotError
-from engine.export import FORMATS, export_transcript
+from engine.export import FORMATS, export_transcript, write_export
 from engine.timefmt import clock
 
 
@@ -109,15 +107,8 @@ def run_export(args: argparse.Namespace) -> int:
         rec = store.recording(args.recording)
         text = export_transcript(args.format, rec, store.words(rec["id"]), store.segments(rec["id"]))
     if args.output:
-        out = Path(args.output)
-        tmp = out.with_name(out.name + ".part")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(out)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise EarshotError(f"{out}: cannot write: {exc.strerror or exc}") from None
-        print(f"wrote {out}", file=sys.stderr)
+        write_export(args.output, text, index_path=store.path)
+        print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

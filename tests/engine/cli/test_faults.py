@@ -1,0 +1,104 @@
+"""Bad input and faults: each gets one line naming the thing and the reason, and the index is left as it was."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from engine.cli.main import main
+from tests.fixtures.permissions import undone_after
+
+SRT = "1\n00:00:01,000 --> 00:00:04,000\nThe minister announced a new railway line.\n\n" \
+      "2\n00:00:05,000 --> 00:00:08,000\nFans welcomed the team at the airport.\n"
+
+
+def earshot(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+    """Run one command in this process: (exit code, standard output, standard error)."""
+    code = main(["--db", str(db), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """An index holding one imported transcript (no audio)."""
+    srt = tmp_path / "news.srt"
+    srt.write_text(SRT, encoding="utf-8")
+    db = tmp_path / "lib.sqlite"
+    code, _, err = earshot(capsys, db, "import", "--no-audio", str(srt))
+    assert code == 0, err
+    return db
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("earshot: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        pytest.param("index", "is the index itself", id="the-open-index"),
+        pytest.param("folder", "is a folder", id="a-folder"),
+        pytest.param("fifo", "is not a regular file", id="a-named-pipe"),
+        pytest.param("device", "is not a regular file", id="a-device"),
+    ],
+)
+def test_export_never_replaces_the_index_a_folder_or_a_non_regular_file(
+    index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str, reason: str
+) -> None:
+    paths = {"index": index, "folder": tmp_path / "out", "fifo": tmp_path / "pipe", "device": tmp_path / "null"}
+    out = paths[target]
+    if target == "folder":
+        out.mkdir()
+    if target == "fifo":
+        os.mkfifo(out)
+    if target == "device":  # a private node like /dev/null: a failing run must not replace the real one
+        os.mknod(out, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    mode = out.stat().st_mode
+    before = index.read_bytes()
+    code, _, err = earshot(capsys, index, "export", "1", "-o", str(out))
+    assert code == 1
+    assert _one_line(err).startswith(f"earshot: error: {out}: {reason}")
+    assert out.stat().st_mode == mode  # still the same kind of thing
+    assert index.read_bytes() == before
+    assert not list(out.parent.glob("*.part")) and not list(out.parent.glob(".*.part"))
+    code, out_text, _ = earshot(capsys, index, "list")
+    assert code == 0 and "news.srt" in out_text
+
+
+def test_export_over_a_symlink_to_the_index_is_refused(index: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    link = tmp_path / "transcript.srt"
+    link.symlink_to(index)
+    code, _, err = earshot(capsys, index, "export", "1", "-o", str(link))
+    assert code == 1 and "is the index itself" in _one_line(err)
+    assert sqlite3.connect(index).execute("SELECT count(*) FROM recordings").fetchone()[0] == 1
+
+
+def test_export_with_a_long_name_writes_it_or_says_why(index: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    fits = tmp_path / ("n" * 251 + ".srt")  # 255 bytes: allowed, though name + ".part" is not
+    code, _, err = earshot(capsys, index, "export", "1", "-o", str(fits))
+    assert code == 0, err
+    assert "railway" in fits.read_text(encoding="utf-8")
+    too_long = tmp_path / ("n" * 300 + ".srt")
+    code, _, err = earshot(capsys, index, "export", "1", "-o", str(too_long))
+    assert code == 1
+    assert _one_line(err) == f"earshot: error: {too_long}: cannot write: File name too long"
+
+
+def test_export_onto_read_only_media_says_so(index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    media = tmp_path / "media"
+    media.mkdir()
+    with undone_after(["mount", "--bind", "-o", "ro", str(media), str(media)], ["umount", "-l", str(media)],
+                      refused="cannot make a read-only bind mount here"):
+        code, _, err = earshot(capsys, index, "export", "1", "-o", str(media / "out.srt"))
+    assert code == 1
+    assert _one_line(err) == f"earshot: error: {media / 'out.srt'}: cannot write: Read-only file system"
