@@ -23,7 +23,7 @@ def run_import(args: argparse.Namespace) -> int:
     if args.audio and len(args.files) > 1:
         raise ParameterError("--audio goes with a single FILE; for several, put each recording next to its"
                              " transcript under the same name")
-    with open_store(args) as store:
+    with open_store(args, writing=True) as store:
         for name in args.files:
             audio = args.audio or (None if args.no_audio else matching_audio(name))
             rec_id = import_transcript(store, name, audio=audio)

@@ -102,3 +102,76 @@ def test_export_onto_read_only_media_says_so(index: Path, tmp_path: Path, capsys
         code, _, err = earshot(capsys, index, "export", "1", "-o", str(media / "out.srt"))
     assert code == 1
     assert _one_line(err) == f"earshot: error: {media / 'out.srt'}: cannot write: Read-only file system"
+
+
+def _browser_history(path: Path) -> Path:
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT, title TEXT)")
+        conn.execute("INSERT INTO moz_places (url, title) VALUES ('https://example.org/', 'Example')")
+    conn.close()
+    return path
+
+
+@pytest.mark.parametrize("command", [["list"], ["search", "railway"], ["import", "--no-audio", "NEWS"], ["remove", "1"]],
+                         ids=["list", "search", "import", "remove"])
+def test_a_database_of_another_program_is_refused_and_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    db = _browser_history(tmp_path / "places.sqlite")
+    (tmp_path / "news.srt").write_text(SRT, encoding="utf-8")
+    before = db.read_bytes()
+    code, _, err = earshot(capsys, db, *[str(tmp_path / "news.srt") if a == "NEWS" else a for a in command])
+    assert code == 1
+    assert _one_line(err).startswith(f"earshot: error: {db}: not an Earshot index")
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["news.srt", "places.sqlite"]  # no WAL or journal left
+
+
+def test_a_new_index_carries_earshots_application_id_and_schema_version(index: Path) -> None:
+    from engine.storage.store import APPLICATION_ID, SCHEMA_VERSION
+
+    conn = sqlite3.connect(index)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+def _from_a_newer_earshot(index: Path) -> None:
+    conn = sqlite3.connect(index)
+    conn.execute("INSERT INTO migrations (name, applied_at) VALUES ('9001_from_the_future', 0)")
+    conn.execute("PRAGMA user_version = 9001")
+    conn.commit()
+    conn.close()
+
+
+def test_an_index_from_a_newer_earshot_is_read_but_never_changed(index: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    _from_a_newer_earshot(index)
+    (tmp_path / "more.srt").write_text(SRT, encoding="utf-8")
+    for command in (["remove", "1"], ["import", "--no-audio", str(tmp_path / "more.srt")]):
+        code, _, err = earshot(capsys, index, *command)
+        assert code == 1, command
+        assert _one_line(err).startswith(f"earshot: error: {index}: written by a newer version of Earshot"), err
+    conn = sqlite3.connect(index)
+    assert conn.execute("SELECT count(*) FROM recordings").fetchone()[0] == 1
+    conn.close()
+    code, out, _ = earshot(capsys, index, "list")
+    assert code == 0 and "news.srt" in out
+
+
+def test_an_index_made_before_the_stamp_still_opens_and_gets_it(index: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.storage.store import APPLICATION_ID
+
+    conn = sqlite3.connect(index)
+    conn.execute("PRAGMA application_id = 0")
+    conn.execute("PRAGMA user_version = 0")
+    conn.commit()
+    conn.close()
+    code, out, err = earshot(capsys, index, "list")
+    assert code == 0 and "news.srt" in out, err
+    code, _, err = earshot(capsys, index, "remove", "1")
+    assert code == 0, err
+    conn = sqlite3.connect(index)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    conn.close()
