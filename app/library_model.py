@@ -57,14 +57,22 @@ class LibraryModel(RowTableModel):
         """A file of the ingest queue changed state.
 
         Failures and cancellations stay on the row for the session (a file that cannot even be probed
-        leaves no record in the index); an indexed or skipped file drops back to what the index says.
+        leaves no record in the index); an indexed or skipped file, and a cancelled "transcribe again"
+        of one already indexed, drop back to what the index says.
         """
-        if status.state in (JobState.DONE, JobState.SKIPPED):
+        if status.state in (JobState.DONE, JobState.SKIPPED) or (
+                status.state is JobState.CANCELLED and self._indexed(status.path)):
             self._live.pop(status.path, None)
+            row = self._row_of.get(status.path)
+            if row is not None:
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
             return
         old = self._live.get(status.path)
         fraction = old.fraction if old and status.state is JobState.RUNNING else 0.0
         self._set_live(status.path, _Live(status.state, status.message, fraction))
+
+    def _indexed(self, path: str) -> bool:
+        return any(r.path == path and r.recording_id is not None for r in self._stored)
 
     def forget(self, path: str) -> None:
         """Drop a file's session state (after it was removed from the library)."""

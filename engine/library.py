@@ -112,7 +112,11 @@ class LibraryReader:
     # -- the library ------------------------------------------------------------------------
 
     def library_rows(self) -> list[LibraryRow]:
-        """Indexed recordings, plus files whose latest ingest failed, stopped or was cancelled."""
+        """Indexed recordings, plus files whose latest ingest failed, stopped or was cancelled.
+
+        A recording whose newer ingest failed or stopped shows that problem; one whose newer
+        ingest was cancelled stays as indexed.
+        """
         rows = [
             LibraryRow(r["path"], r["name"], r["status"], "", int(r["id"]), float(r["duration"]),
                        int(r["word_count"]), r["engine"], r["model"], float(r["ingested_at"]))
@@ -123,7 +127,8 @@ class LibraryReader:
             if job["status"] not in _JOB_ROW_STATES:
                 continue
             done = indexed.get(job["path"])
-            if done is not None and done.date >= float(job["ended"]):
+            # A cancelled "transcribe again" is the user's choice, not a problem: the old transcript stands.
+            if done is not None and (done.date >= float(job["ended"]) or job["status"] == "cancelled"):
                 continue
             row = LibraryRow(job["path"], Path(job["path"]).name, job["status"], job["message"], date=float(job["ended"]))
             if done is not None:  # an older transcript is still indexed; show it with the newer problem

@@ -8,7 +8,9 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.ingest_controller import FileStatus
 from app.main_window import MainWindow, run_gui
+from engine.jobs import JobState
 from engine.storage.store import NewRecording, Store, WordRow
 
 pytestmark = pytest.mark.gui
@@ -145,3 +147,21 @@ def test_an_index_that_cannot_be_opened_is_reported(tmp_path: Path, capsys) -> N
     reason = f"{bad}: cannot open the index: file is not a database"
     assert capsys.readouterr().err.strip() == f"earshot: error: {reason}"
     assert shown == [f"Earshot cannot start.\n\n{reason}"]
+
+
+def test_cancelling_transcribe_again_keeps_the_recording_in_recordings(qtbot, make_window, db: Path) -> None:
+    window = make_window(db)
+    path = "/r/council-meeting.wav"
+    with Store(db) as store:  # what the ingest records when the re-transcription is cancelled
+        store.finish_job(store.start_job("ingest", path), "cancelled", "cancelled")
+    for state in (JobState.RUNNING, JobState.CANCELLED):  # what the ingest queue reports on the way
+        window.ingest.file_changed.emit(FileStatus(path, state, "cancelled" if state is JobState.CANCELLED else ""))
+    window.refresh()
+    assert "council-meeting.wav" in _names(window)
+    row = _names(window).index("council-meeting.wav")
+    assert window.library_panel.proxy.index(row, window.library.STATUS_COLUMN).data() == "done"
+    window.library_panel.status_filter.setCurrentText("Problems")
+    assert _names(window) == ["broken.mp3"]
+    window.close()
+    again = make_window(db)  # and after a restart
+    assert "council-meeting.wav" in _names(again)
