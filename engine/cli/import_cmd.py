@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from engine.cli.common import open_store
+from engine.cli.terminal import shown
 from engine.errors import ParameterError
 from engine.importer import import_transcript, matching_audio
 
@@ -30,5 +31,5 @@ def run_import(args: argparse.Namespace) -> int:
             rec = store.recording(rec_id)
             stories = len(store.stories(rec_id))
             plays = f", plays {audio}" if audio else ", no audio"
-            print(f"imported {name}: {rec['word_count']} words, {stories} stories{plays} (recording {rec_id})")
+            print(shown(f"imported {name}: {rec['word_count']} words, {stories} stories{plays} (recording {rec_id})"))
     return 0

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from engine.cli.terminal import shown
 from engine.errors import EarshotError
 from engine.logs import setup_logging
 
@@ -92,7 +93,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        print(f"earshot: error: {exc}", file=sys.stderr)
+        print(f"earshot: error: {shown(exc)}", file=sys.stderr)
         return 2
 
     setup_logging(verbose=args.verbose)
@@ -103,7 +104,7 @@ def _run(argv: Sequence[str] | None) -> int:
         return int(args.func(args) or 0)
     except EarshotError as exc:
         log.debug("command failed", exc_info=True)
-        print(f"earshot: error: {exc}", file=sys.stderr)
+        print(f"earshot: error: {shown(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("earshot: interrupted", file=sys.stderr)

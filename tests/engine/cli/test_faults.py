@@ -175,3 +175,40 @@ def test_an_index_made_before_the_stamp_still_opens_and_gets_it(index: Path, tmp
     conn = sqlite3.connect(index)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     conn.close()
+
+
+def test_control_characters_in_file_names_are_escaped_in_output(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    srt = tmp_path / "news\x1b[2J\x1b]0;pwned\x07\n.srt"  # clear the screen, retitle the window, a newline
+    srt.write_text(SRT, encoding="utf-8")
+    db = tmp_path / "lib.sqlite"
+    code, out, err = earshot(capsys, db, "import", "--no-audio", str(srt))
+    assert code == 0, err
+    escaped = "news\\x1b[2J\\x1b]0;pwned\\x07\\x0a.srt"
+    assert escaped in out and out.count("\n") == 1
+    for command in (["list"], ["show", "1"], ["remove", "1"]):
+        code, out, err = earshot(capsys, db, *command)
+        assert code == 0, err
+        assert escaped in out and "\x1b" not in out and "\x07" not in out, command
+    bad = tmp_path / "bad\x1b[31m.doc"
+    bad.write_text("x")
+    code, _, err = earshot(capsys, db, "import", str(bad))
+    assert code == 1
+    assert _one_line(err) == (f"earshot: error: {tmp_path}/bad\\x1b[31m.doc: unknown transcript format '.doc';"
+                              " expected one of .srt, .vtt, .txt, .txt3")
+
+
+def test_ingest_lines_escape_control_characters_in_file_names(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.cli.ingest_cmd import _Reporter
+    from engine.ingest.job import FileOutcome
+    from engine.jobs import JobState
+
+    reporter = _Reporter(quiet=False)
+    path = "/r/talk\x1b[2J.wav"
+    reporter.state(FileOutcome(path, JobState.RUNNING, duration=3.0))
+    reporter.state(FileOutcome(path, JobState.FAILED, f"{path}: corrupt audio data"))
+    reporter.state(FileOutcome(path, JobState.CANCELLED, "cancelled"))
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err
+    assert err.splitlines() == ["  started  /r/talk\\x1b[2J.wav (3.0 s)", "FAILED   /r/talk\\x1b[2J.wav: corrupt audio data",
+                                "cancelled /r/talk\\x1b[2J.wav: cancelled"]
