@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app import colours, dialogs, gc_guard, pyside_refcounts
 from app.evaluation.window import EvaluationWindow
-from app.format import duration_text, reason
+from app.format import counted, duration_text, reason
 from app.help_dialog import ShortcutsDialog
 from app.ingest_controller import TERMINAL, FileStatus, IngestController, IngestOptions
 from app.ingest_panel import IngestPanel
@@ -45,6 +46,8 @@ from engine.library import LibraryReader, LibraryRow, SearchHit
 from engine.logs import setup_logging
 from engine.selftest import SAMPLE
 from engine.storage.store import Store
+
+log = logging.getLogger("earshot.app")
 
 #: Coalesce library refreshes while files finish (ms).
 REFRESH_DELAY_MS = 300
@@ -301,19 +304,33 @@ class MainWindow(QMainWindow):
             return
         db_path = self.db_path
 
-        def run(report: object) -> int:
+        def run(report: object) -> tuple[int, list[str]]:
+            imported, failures = 0, []
             with Store(db_path) as store:
-                for name in files:
-                    import_transcript(store, name, audio=matching_audio(name))
-            return len(files)
+                for name in files:  # one bad file must not hide the good ones
+                    try:
+                        import_transcript(store, name, audio=matching_audio(name))
+                    except EarshotError as exc:
+                        failures.append(str(exc))
+                    else:
+                        imported += 1
+            return imported, failures
 
         self.pool.submit(run, f"import {len(files)} transcripts",
                          finished=self._imported,
                          failed=lambda message: self.show_message(f"Import failed: {message}"))
 
-    def _imported(self, n: int) -> None:
+    def _imported(self, outcome: tuple[int, list[str]]) -> None:
+        imported, failures = outcome
         self.refresh()
-        self.show_message(f"Imported {n} transcript(s)")
+        message = f"Imported {counted(imported, 'transcript')}"
+        if len(failures) == 1:
+            message += f"; 1 failed — {failures[0]}"
+        elif failures:
+            message += f"; {len(failures)} failed — first: {failures[0]} (all in the log file)"
+        for failure in failures:
+            log.info("import failed: %s", failure)
+        self.show_message(message)
 
     def add_sample(self) -> None:
         """Ingest the short sample recording that ships with the application."""

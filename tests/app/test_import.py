@@ -20,12 +20,29 @@ def test_import_action_makes_the_transcript_searchable(qtbot, make_window, libra
     window = make_window(library)
     action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
     action.trigger()
-    assert window.statusBar().currentMessage() == "Imported 1 transcript(s)"
+    assert window.statusBar().currentMessage() == "Imported 1 transcript"
     names = [window.library.row_at(r).name for r in range(window.library.rowCount())]
     assert "harbour-captions.srt" in names
     hits = window.reader.search("yorkshire")
     assert [h.recording for h in hits] == ["harbour-captions.srt"]
     assert hits[0].matched[0][1] == pytest.approx(1.0 + 3.25 * 5 / 6)  # "Yorkshire." is the cue's 6th word
+
+
+def test_a_mixed_batch_lists_the_good_file_and_says_why_the_bad_one_failed(
+        qtbot, make_window, library: Path, tmp_path: Path, monkeypatch) -> None:
+    good = tmp_path / "harbour-captions.srt"
+    good.write_text(SRT, encoding="utf-8")
+    bad = tmp_path / "broken.srt"
+    bad.write_text("1\n00:00:05,000 --> 00:00:01,000\nhello\n", encoding="utf-8")
+    monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(bad), str(good)])
+    window = make_window(library)
+    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
+    action.trigger()
+    assert window.statusBar().currentMessage() == (
+        f"Imported 1 transcript; 1 failed — {bad}:2: cue ends (00:00:01,000) before it starts (00:00:05,000)")
+    names = [window.library.row_at(r).name for r in range(window.library.rowCount())]
+    assert "harbour-captions.srt" in names and "broken.srt" not in names  # listed without F5
+    assert [h.recording for h in window.reader.search("yorkshire")] == ["harbour-captions.srt"]
 
 
 def test_pickers_never_open_in_the_app_folder(qtbot, monkeypatch, tmp_path: Path) -> None:
