@@ -46,5 +46,7 @@ def reason(path: str, message: str) -> str:
 
 
 def duration_text(seconds: float) -> str:
-    """A total length of audio: ``42 min`` under two hours, ``3.5 h`` from there on."""
+    """A total length of audio: ``21 s`` under a minute, ``42 min`` under two hours, ``3.5 h`` from there on."""
+    if seconds < 59.5:
+        return f"{seconds:.0f} s"
     return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"

@@ -239,8 +239,8 @@ class MainWindow(QMainWindow):
         self.search_panel.refresh_filters(self.reader)
         n = sum(1 for r in range(self.library.rowCount()) if self.library.row_at(r).recording_id is not None)
         total = duration_text(self.library.total_seconds())
-        self.library_panel.status.setText(f"{n} recordings, {total} of audio, indexed in {self.store.path}")
-        self.library_status.setText(f"{n} recordings · {total}")
+        self.library_panel.status.setText(f"{counted(n, 'recording')}, {total} of audio, indexed in {self.store.path}")
+        self.library_status.setText(f"{counted(n, 'recording')} · {total}")
 
     def _file_changed(self, status: FileStatus) -> None:
         self.library.apply(status)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import colours
+from app.format import counted
 from app.transcript_doc import ENTITY_COLOURS, TranscriptLayout, build_transcript, word_at_time
 from app.transcript_text import MAX_FIND_HIGHLIGHTS, TranscriptText
 from app.widgets import tool_button, widget_shortcut
@@ -128,7 +129,8 @@ class TranscriptPanel(QWidget):
         self._starts = [float(w["start"]) for w in detail.words]
         self._shown_word = None
         rec = detail.recording
-        self.title.setText(f"{rec['name']} — {len(detail.words)} words, {len(detail.stories)} stories")
+        words, stories = counted(len(detail.words), "word"), counted(len(detail.stories), "story", "stories")
+        self.title.setText(f"{rec['name']} — {words}, {stories}")
         self.text.show_layout(layout or build_transcript(detail))
 
     def clear(self) -> None:

@@ -165,3 +165,14 @@ def test_cancelling_transcribe_again_keeps_the_recording_in_recordings(qtbot, ma
     window.close()
     again = make_window(db)  # and after a restart
     assert "council-meeting.wav" in _names(again)
+
+
+def test_counts_read_in_the_singular_and_short_audio_in_seconds(qtbot, make_window, tmp_path: Path) -> None:
+    db = tmp_path / "one.sqlite"
+    with Store(db) as store:
+        _add(store, "jingle.wav", 21.0)
+    window = make_window(db)
+    assert window.library_panel.status.text().startswith("1 recording, 21 s of audio, indexed in ")
+    assert window.library_status.text() == "1 recording · 21 s"
+    window.view.open(window.library.row_at(0).recording_id)
+    assert window.view.transcript.title.text() == "jingle.wav — 2 words, 0 stories"
