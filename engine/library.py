@@ -204,9 +204,12 @@ class LibraryReader:
             for h in engine_search.search(self.store, query, limit=limit, filters=wanted, prefix=prefix)
         ]
 
-    def explain(self, query: str, *, prefix: bool = False) -> str:
-        """One line on how ``query`` was read (ignored and unknown words, completions), or ""."""
-        return engine_search.explain(self.store, query, prefix=prefix).message()
+    def explain(self, query: str, *, prefix: bool = False) -> engine_search.QueryReport:
+        """How ``query`` was read: ignored and unknown words (with the closest known word), completions.
+
+        ``.message()`` is the one line to show ("" when everything was searched for as typed).
+        """
+        return engine_search.explain(self.store, query, prefix=prefix)
 
 
 @contextlib.contextmanager

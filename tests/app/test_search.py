@@ -142,3 +142,31 @@ def test_enter_keeps_the_unfinished_word_and_a_space_ends_it(qtbot, make_window,
         qtbot.keyClick(panel.query, Qt.Key.Key_Return)
     assert panel.model.hits  # Enter searches what is typed, completions included
     assert _search(qtbot, window, "okaf ") == []  # a space ends the word
+
+
+def test_did_you_mean_is_a_button_that_searches_for_the_word(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    panel = window.search_panel
+    assert _search(qtbot, window, "okafr ") == []
+    assert panel.did_you_mean.isVisible() and panel.did_you_mean.text() == "Search for “okafor” instead"
+    with qtbot.waitSignal(panel.searched):
+        qtbot.mouseClick(panel.did_you_mean, Qt.MouseButton.LeftButton)
+    assert panel.query.text() == "okafor"
+    assert panel.model.hits and not panel.did_you_mean.isVisible()
+
+
+def test_no_passages_says_which_filters_narrowed_the_search(qtbot, make_window, two_recordings: Path) -> None:
+    window = make_window(two_recordings)
+    panel = window.search_panel
+    panel.recording_filter.setCurrentIndex(panel.recording_filter.findText("morning-news.wav"))
+    panel.event_filter.setCurrentIndex(panel.event_filter.findText("music"))
+    assert _search(qtbot, window, "bridge") == []
+    assert panel.status.text() == ("No passages for “bridge” near music, in morning-news.wav"
+                                   " (set the filters to Any to search everything)")
+
+
+def test_a_quoted_phrase_is_shown_in_one_pair_of_quotes(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    hits = _search(qtbot, window, '"harbour bridge"')
+    assert window.search_panel.status.text().startswith(f"{len(hits)} passage")
+    assert "for “harbour bridge”" in window.search_panel.status.text()
