@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self.ingest.log_line.connect(self.log.add_line)
         self.ingest.busy_changed.connect(self._busy_changed)
         self.view.message.connect(self.show_message)
+        self.view.audio_attached.connect(lambda _rec_id: self.refresh())
         self.player.error.connect(self.show_message)
 
     def _make_menus(self) -> dict[str, list[QAction]]:
@@ -358,8 +359,13 @@ class MainWindow(QMainWindow):
     # -- playing and searching --------------------------------------------------------------
 
     def play_hit(self, hit: SearchHit) -> None:
-        self.player.play_from(hit.recording_id, hit.path, hit.hot_spot)  # sound first; the transcript follows
-        self.view.open(hit.recording_id, mark=tuple(w for w, _ in hit.matched))
+        marked = tuple(w for w, _ in hit.matched)
+        audio = self.reader.audio_path(hit.recording_id)
+        if audio is None:  # a transcript imported without its recording: show the words, say why it is silent
+            self.view.open(hit.recording_id, seek=hit.hot_spot, play=True, mark=marked)
+            return
+        self.player.play_from(hit.recording_id, audio, hit.hot_spot)  # sound first; the transcript follows
+        self.view.open(hit.recording_id, mark=marked)
 
     def focus_search(self) -> None:
         self.docks["search"].show()

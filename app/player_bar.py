@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QStyle, QToolButton, QWidget
 
 from app.format import clock, clock_precise
 from app.player import LARGE_SKIP, Player
 from app.settings import SPEEDS, AppSettings
+from app.widgets import push_button
 
 #: Slider resolution: one step per tenth of a second.
 _STEPS_PER_SECOND = 10
@@ -15,6 +16,8 @@ _STEPS_PER_SECOND = 10
 
 class PlayerBar(QWidget):
     """Drives a :class:`Player`; every control has an accessible name."""
+
+    attach_requested = Signal()  # "Attach audio…" was clicked
 
     def __init__(self, player: Player, settings: AppSettings) -> None:
         super().__init__()
@@ -57,12 +60,19 @@ class PlayerBar(QWidget):
         volume_icon = QLabel()
         volume_icon.setPixmap(style.standardIcon(QStyle.StandardPixmap.SP_MediaVolume).pixmap(16, 16))
 
+        # A transcript imported without its recording: say so, and offer to attach the file.
+        self.attach_button = push_button("Attach audio…", "Attach the recording this transcript belongs to",
+                                         self.attach_requested,
+                                         tip="This transcript was imported without its recording; choose the audio file")
+        self.attach_button.setVisible(False)
+
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 6, 2)
         for w in (self.back_button, self.play_button, self.forward_button):
             layout.addWidget(w)
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.time_label)
+        layout.addWidget(self.attach_button)
         layout.addWidget(self.speed)
         layout.addWidget(volume_icon)
         layout.addWidget(self.volume)
@@ -70,6 +80,7 @@ class PlayerBar(QWidget):
         player.position_changed.connect(self._show_position)
         player.duration_changed.connect(self._show_duration)
         player.playing_changed.connect(self._show_playing)
+        player.recording_changed.connect(self._show_audio)
         player.set_rate(settings.speed)
         player.set_volume(settings.volume)
 
@@ -83,11 +94,22 @@ class PlayerBar(QWidget):
         return button
 
     def _show_position(self, seconds: float) -> None:
+        if not self.player.has_audio:
+            return
         if not self._dragging:
             self.slider.blockSignals(True)
             self.slider.setValue(round(seconds * _STEPS_PER_SECOND))
             self.slider.blockSignals(False)
         self.time_label.setText(f"{clock_precise(seconds)} / {clock(self.player.duration())}")
+
+    def _show_audio(self, _recording_id: int) -> None:
+        audio = self.player.has_audio
+        for w in (self.back_button, self.play_button, self.forward_button, self.slider, self.speed):
+            w.setEnabled(audio)
+        self.attach_button.setVisible(not audio)
+        if not audio:
+            self.slider.setRange(0, 0)
+            self.time_label.setText("No audio")
 
     def _show_duration(self, seconds: float) -> None:
         self.slider.setRange(0, round(seconds * _STEPS_PER_SECOND))

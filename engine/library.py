@@ -20,6 +20,7 @@ from typing import Any
 
 from engine import search as engine_search
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
+from engine.importer.save import has_audio
 from engine.search.config import SNIPPET_MARKS
 from engine.storage.store import Store
 
@@ -140,6 +141,11 @@ class LibraryReader:
     def forget_failed(self, path: str) -> None:
         """Drop a file's failed ingest records so it leaves the library (its jobs stay in the log file)."""
         self.store.forget_ingest_jobs(path, _JOB_ROW_STATES)
+
+    def audio_path(self, recording_id: int) -> str | None:
+        """The file to play for a recording; None for a transcript imported without its audio."""
+        rec = self.store.recording(recording_id)
+        return str(rec["path"]) if has_audio(rec) else None
 
     def recordings_brief(self) -> list[tuple[int, str]]:
         return [(int(r["id"]), r["name"]) for r in self.store.recordings(order_by="name")]

@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 
 from app import dialogs
+from app.recording_view import no_audio_message
+from engine.importer import import_transcript
+from engine.storage.store import Store
 from tests.engine.importer.test_import import SRT
+from tests.fixtures.audio import espeak
 
 pytestmark = pytest.mark.gui
 
@@ -51,3 +55,32 @@ def test_pickers_never_open_in_the_app_folder(qtbot, monkeypatch, tmp_path: Path
     assert Path(dialogs.start_folder()).resolve() != app_folder
     dialogs._remember(str(tmp_path / "x.srt"))
     assert dialogs.start_folder() == str(tmp_path)
+
+
+def test_a_transcript_without_audio_says_so_and_takes_an_attached_file(qtbot, make_window, tmp_path: Path) -> None:
+    srt = tmp_path / "harbour-captions.srt"
+    srt.write_text(SRT, encoding="utf-8")
+    db = tmp_path / "lib.sqlite"
+    with Store(db) as store:
+        rec_id = import_transcript(store, srt)
+    window = make_window(db)
+    view, bar = window.view, window.view.player_bar
+    view.open(rec_id)
+    qtbot.waitUntil(lambda: view.detail is not None)
+    assert not bar.play_button.isEnabled() and bar.time_label.text() == "No audio"
+    assert bar.attach_button.isVisible()
+    view.play_at(3.0)  # a click on a word
+    assert not window.player.is_playing()
+    assert window.statusBar().currentMessage() == no_audio_message("harbour-captions.srt")
+    hit = window.reader.search("yorkshire")[0]
+    window.play_hit(hit)  # a search hit: the words, no pretend playback
+    assert not window.player.is_playing() and bar.time_label.text() == "No audio"
+
+    wav = tmp_path / "harbour.wav"
+    espeak("Floods closed the bridge in Yorkshire.", wav)
+    view.attach_audio([str(wav)])
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.recording["path"] == str(wav.resolve()))
+    assert bar.play_button.isEnabled() and not bar.attach_button.isVisible()
+    with Store(db) as store:
+        assert [r["path"] for r in store.recordings()] == [str(wav.resolve())]  # in place of the silent one
+    assert window.reader.audio_path(view.recording_id) == str(wav.resolve())
