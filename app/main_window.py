@@ -44,7 +44,7 @@ from engine.importer import import_transcript, matching_audio
 from engine.jobs import JobState
 from engine.library import LibraryReader, LibraryRow, SearchHit
 from engine.logs import setup_logging
-from engine.selftest import SAMPLE
+from engine.selftest import SAMPLE, library_sample
 from engine.storage.store import Store
 
 log = logging.getLogger("earshot.app")
@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
 
         self._closed = False
         self._outcomes: list[FileStatus] = []  # files that ended since the queue was last idle
+        self._open_when_indexed: str | None = None  # the sample: opened once it is transcribed
         self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
         self._refresh_timer.timeout.connect(self.refresh)
         self._wire()
@@ -245,6 +246,10 @@ class MainWindow(QMainWindow):
 
     def _file_changed(self, status: FileStatus) -> None:
         self.library.apply(status)
+        if status.path == self._open_when_indexed and status.state in TERMINAL:
+            self._open_when_indexed = None
+            if status.state in (JobState.DONE, JobState.SKIPPED) and status.recording_id is not None:
+                self.view.open(status.recording_id)
         if status.state in TERMINAL:
             self._refresh_timer.start()
             self._outcomes.append(status)
@@ -339,7 +344,13 @@ class MainWindow(QMainWindow):
         if not SAMPLE.is_file():
             self.show_message(f"The sample recording is missing ({SAMPLE})")
             return
-        self.enqueue([str(SAMPLE)])
+        try:
+            sample = str(library_sample())
+        except EarshotError as exc:
+            self.show_message(str(exc))
+            return
+        self._open_when_indexed = sample  # shown as soon as it is transcribed
+        self.enqueue([sample])
 
     def add_folder(self) -> None:
         folder = dialogs.ask_folder(self)

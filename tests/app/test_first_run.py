@@ -8,7 +8,8 @@ import pytest
 from PySide6.QtCore import QRect
 
 from engine.jobs import JobState
-from engine.selftest import SAMPLE
+from engine.paths import data_dir
+from engine.selftest import SAMPLE_NAME
 
 pytestmark = pytest.mark.gui
 
@@ -22,9 +23,14 @@ def test_an_empty_library_shows_where_to_start(qtbot, make_window, tmp_path: Pat
     panel.empty.sample_button.click()
     qtbot.waitUntil(lambda: window.library.rowCount() == 1, timeout=20_000)  # the pool runs the ingest at once
     queued = window.ingest_panel.model.row_at(0)
-    assert (queued.path, queued.state) == (str(SAMPLE), JobState.DONE), queued
-    assert window.library.row_at(0).path == str(SAMPLE)
+    sample = str(data_dir() / "samples" / SAMPLE_NAME)
+    assert (queued.path, queued.state) == (sample, JobState.DONE), queued
+    row = window.library.row_at(0)
+    assert (row.path, row.name) == (sample, "Earshot sample - two news stories.flac")  # not "selftest.flac"
     assert panel.pages.currentWidget() is panel.table
+    qtbot.waitUntil(lambda: window.view.detail is not None)  # opened once transcribed
+    qtbot.waitUntil(lambda: window.library.row_at(0).recording_id is not None)
+    assert window.view.recording_id == window.library.row_at(0).recording_id
 
 
 def test_a_library_with_recordings_shows_the_table(qtbot, make_window, library: Path) -> None:
