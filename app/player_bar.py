@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QStyle, QToolButton, QWidget
 
 from app.format import clock, clock_precise
@@ -24,13 +25,12 @@ class PlayerBar(QWidget):
         self.player = player
         self._settings = settings
         self._dragging = False
-        style = self.style()
 
-        self.back_button = self._button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSeekBackward),
+        self.back_button = self._button(self._icon(QStyle.StandardPixmap.SP_MediaSeekBackward),
                                         f"Back {LARGE_SKIP:.0f} seconds (J)", lambda: player.skip(-LARGE_SKIP))
-        self.play_button = self._button(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay),
+        self.play_button = self._button(self._icon(QStyle.StandardPixmap.SP_MediaPlay),
                                         "Play or pause (Space, K)", player.toggle)
-        self.forward_button = self._button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSeekForward),
+        self.forward_button = self._button(self._icon(QStyle.StandardPixmap.SP_MediaSeekForward),
                                            f"Forward {LARGE_SKIP:.0f} seconds (L)", lambda: player.skip(LARGE_SKIP))
 
         self.slider = QSlider(Qt.Orientation.Horizontal)
@@ -57,8 +57,8 @@ class PlayerBar(QWidget):
         self.volume.setFixedWidth(90)
         self.volume.setValue(settings.volume)
         self.volume.valueChanged.connect(self._volume_changed)
-        volume_icon = QLabel()
-        volume_icon.setPixmap(style.standardIcon(QStyle.StandardPixmap.SP_MediaVolume).pixmap(16, 16))
+        self.volume_icon = QLabel()
+        self.volume_icon.setPixmap(self._icon(QStyle.StandardPixmap.SP_MediaVolume).pixmap(16, 16))
 
         # A transcript imported without its recording: say so, and offer to attach the file.
         self.attach_button = push_button("Attach audio…", "Attach the recording this transcript belongs to",
@@ -74,7 +74,7 @@ class PlayerBar(QWidget):
         layout.addWidget(self.time_label)
         layout.addWidget(self.attach_button)
         layout.addWidget(self.speed)
-        layout.addWidget(volume_icon)
+        layout.addWidget(self.volume_icon)
         layout.addWidget(self.volume)
 
         player.position_changed.connect(self._show_position)
@@ -117,7 +117,30 @@ class PlayerBar(QWidget):
 
     def _show_playing(self, playing: bool) -> None:
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
-        self.play_button.setIcon(self.style().standardIcon(icon))
+        self.play_button.setIcon(self._icon(icon))
+
+    def _icon(self, which: QStyle.StandardPixmap) -> QIcon:
+        """The style's icon in the palette's button text colour: the stock ones are near black, so on a
+        dark palette they were #0D0D0D on #2B2B2B (contrast 1.4:1)."""
+        icon = QIcon()
+        colour = self.palette().color(QPalette.ColorRole.ButtonText)
+        for size in (16, 24, 32):
+            pixmap = QPixmap(self.style().standardIcon(which).pixmap(size, size))
+            painter = QPainter(pixmap)
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)  # keep the shape
+            painter.fillRect(pixmap.rect(), colour)
+            painter.end()
+            icon.addPixmap(pixmap)
+        return icon
+
+    def changeEvent(self, event: QEvent) -> None:
+        built = hasattr(self, "volume_icon")  # a palette may change while the bar is still being built
+        if built and event.type() == QEvent.Type.PaletteChange:  # light and dark mode switched while running
+            self.back_button.setIcon(self._icon(QStyle.StandardPixmap.SP_MediaSeekBackward))
+            self.forward_button.setIcon(self._icon(QStyle.StandardPixmap.SP_MediaSeekForward))
+            self.volume_icon.setPixmap(self._icon(QStyle.StandardPixmap.SP_MediaVolume).pixmap(16, 16))
+            self._show_playing(self.player.is_playing())
+        super().changeEvent(event)
 
     def _slider_released(self) -> None:
         self._dragging = False
