@@ -145,6 +145,8 @@ class LibraryModel(RowTableModel):
             )[col]
         if role == SortRole:
             return (r.name.lower(), r.duration, r.word_count, r.model, self.status_of(row), r.date)[col]
+        if role == Qt.ItemDataRole.ToolTipRole and col == self.STATUS_COLUMN:
+            return self.status_text(row)  # the whole reason: the column cuts it short
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [r.path, f"{r.engine} / {r.model}" if indexed else "", date_text(r.date), r.message]
             return "\n".join(line for line in lines if line)

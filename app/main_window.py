@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+import engine
 from app import colours, dialogs, gc_guard, pyside_refcounts
 from app.evaluation.window import EvaluationWindow
 from app.format import counted, duration_text, reason
@@ -44,6 +45,7 @@ from engine.importer import import_transcript, matching_audio
 from engine.jobs import JobState
 from engine.library import LibraryReader, LibraryRow, SearchHit
 from engine.logs import setup_logging
+from engine.paths import data_dir, log_dir
 from engine.selftest import SAMPLE, library_sample
 from engine.storage.store import Store
 
@@ -87,6 +89,7 @@ class MainWindow(QMainWindow):
         self.models_panel: ModelsPanel | None = None
         self.settings_dialog: SettingsDialog | None = None
         self.help_dialog: ShortcutsDialog | None = None
+        self.about_box: QMessageBox | None = None
         self.evaluation: EvaluationWindow | None = None
         self.library_status = QLabel()
         self.library_status.setAccessibleName("Library summary")
@@ -203,6 +206,7 @@ class MainWindow(QMainWindow):
             action = dock.toggleViewAction()
             menus.setdefault("&View", []).append(action)
         add("&Help", "&Keyboard shortcuts", self.open_help, QKeySequence.StandardKey.HelpContents)
+        add("&Help", "&About Earshot", self.open_about)
         for name, actions in menus.items():
             menu = self.menuBar().addMenu(name)
             for action in actions:
@@ -427,6 +431,18 @@ class MainWindow(QMainWindow):
         self.help_dialog.show()
         self.help_dialog.raise_()
         return self.help_dialog
+
+    def open_about(self) -> QMessageBox:
+        """What Earshot is, its version, and where it keeps the index, the data and the log."""
+        if self.about_box is None:
+            self.about_box = QMessageBox(QMessageBox.Icon.Information, "About Earshot", "", parent=self)
+            self.about_box.setTextFormat(Qt.TextFormat.PlainText)
+        self.about_box.setText(
+            f"Earshot {engine.__version__}\n\nSearch and jump into hours of recorded speech. Everything runs on this"
+            f" computer: recordings, transcripts and the index never leave it.\n\nIndex: {self.db_path}\n"
+            f"Data folder: {data_dir()}\nLog file: {log_dir() / 'earshot.log'}")
+        self.about_box.show()
+        return self.about_box
 
     def open_evaluation(self) -> EvaluationWindow:
         if self.evaluation is None:

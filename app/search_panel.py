@@ -66,8 +66,10 @@ class SearchResultsModel(RowTableModel):
 
 
 def _events_around(hit: SearchHit) -> str:
-    """The three events nearest the hot spot (notable kinds first), with their offsets from it."""
-    nearest = sorted(hit.events, key=lambda e: (e.kind not in NOTABLE_EVENTS, abs(e.start - hit.hot_spot)))[:3]
+    """The three notable events nearest the hot spot (not speech or noise, which are everywhere), with their
+    offsets from it."""
+    notable = [e for e in hit.events if e.kind in NOTABLE_EVENTS]
+    nearest = sorted(notable, key=lambda e: abs(e.start - hit.hot_spot))[:3]
     return ", ".join(f"{e.kind} {_offset(e.start - hit.hot_spot)}" for e in nearest)
 
 

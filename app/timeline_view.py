@@ -25,6 +25,8 @@ LABEL_WIDTH = 84
 RULER_HEIGHT = 18
 WAVE_HEIGHT = 64
 LANE_HEIGHT = 15
+#: The lane of X-duration (sound before a word that the recogniser did not transcribe), in words a user reads.
+UNTRANSCRIBED_LANE = "Untranscribed"
 #: Shortest view, seconds (zoomed all the way in).
 MIN_SPAN = 2.0
 _STORY_COLOURS = (QColor("#cfd8dc"), QColor("#b0bec5"))
@@ -44,7 +46,7 @@ def lanes_of(detail: RecordingDetail) -> list[Lane]:
     lanes = [Lane("Stories", tuple(detail.stories))]
     lanes += [Lane(t.capitalize(), tuple(by_type.get(t, ()))) for t in EVENT_LANES]
     lanes.append(Lane("Speech rate", tuple(s for t in RATE_TYPES for s in by_type.get(t, ()))))
-    lanes.append(Lane("X-duration", tuple(detail.x_durations)))
+    lanes.append(Lane(UNTRANSCRIBED_LANE, tuple(detail.x_durations)))
     lanes.append(Lane("Entities", tuple(detail.entities)))
     return lanes
 

@@ -166,7 +166,7 @@ class TranscriptPanel(QWidget):
 
 
 def _legend_html() -> str:
-    shown = ("PERSON", "LOCATION", "ORGANIZATION")
+    shown = ("PERSON", "LOCATION", "ORGANIZATION", "DATE")
     chips = " ".join(f'<span style="color:{colours.CHIP_TEXT}; background-color:{ENTITY_COLOURS[t]}">'
                      f'&nbsp;{t.lower()}&nbsp;</span>' for t in shown)
     low = colours.current().low_confidence[-1][1]

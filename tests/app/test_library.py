@@ -176,3 +176,32 @@ def test_counts_read_in_the_singular_and_short_audio_in_seconds(qtbot, make_wind
     assert window.library_status.text() == "1 recording · 21 s"
     window.view.open(window.library.row_at(0).recording_id)
     assert window.view.transcript.title.text() == "jingle.wav — 2 words, 0 stories"
+
+
+def test_a_failed_rows_status_tooltip_gives_the_whole_reason(make_window, db: Path) -> None:
+    window = make_window(db)
+    window.library_panel.status_filter.setCurrentText("Problems")
+    tip = window.library_panel.proxy.index(0, window.library.STATUS_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "failed: corrupt audio data: invalid frame"
+
+
+def test_help_about_says_what_and_where(make_window, db: Path) -> None:
+    import engine
+
+    window = make_window(db)
+    action = next(a for a in window.actions_by_menu["&Help"] if a.text() == "&About Earshot")
+    action.trigger()
+    box = window.about_box
+    assert box is not None and box.isVisible()
+    assert box.text().startswith(f"Earshot {engine.__version__}\n")
+    assert f"Index: {db}" in box.text()
+    box.close()
+
+
+def test_the_version_is_the_one_pyproject_gives() -> None:
+    import tomllib
+
+    import engine
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert engine.__version__ == pyproject["project"]["version"]

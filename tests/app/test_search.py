@@ -170,3 +170,14 @@ def test_a_quoted_phrase_is_shown_in_one_pair_of_quotes(qtbot, make_window, libr
     hits = _search(qtbot, window, '"harbour bridge"')
     assert window.search_panel.status.text().startswith(f"{len(hits)} passage")
     assert "for “harbour bridge”" in window.search_panel.status.text()
+
+
+def test_around_it_lists_notable_events_never_speech_or_noise(qtbot) -> None:
+    from app.search_panel import SearchResultsModel
+    from engine.library import SearchHit, Span
+
+    around = [Span(38.0, 41.0, "speech", "speech"), Span(39.5, 40.0, "noise", "noise"),
+              Span(47.0, 52.0, "applause", "applause 5 s"), Span(20.0, 30.0, "music", "music 10 s")]
+    model = SearchResultsModel()
+    model.set_hits([SearchHit(1, "news.wav", "/r/news.wav", 35.0, 45.0, 40.0, "a <b>hit</b>", 1.0, tuple(around))])
+    assert model.index(0, 3).data() == "applause +7 s, music −20 s"
