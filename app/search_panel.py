@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.delegates import RichTextDelegate
-from app.format import clock
+from app.format import clock, counted
 from app.table_model import RowTableModel
 from app.tasks import TaskPool
 from app.widgets import push_button
@@ -175,9 +175,12 @@ class SearchPanel(QWidget):
         self._asked += 1
         asked = self._asked
         if not text:
-            self.model.set_hits([])
             self._suggest("")
-            self.status.setText("Type to search the transcripts of every recording.")
+            if filters == SearchFilters():
+                self.model.set_hits([])
+                self.status.setText("Type to search the transcripts of every recording.")
+                return
+            self._browse(asked, filters)
             return
         started = time.perf_counter()
         db_path = self.db_path
@@ -195,6 +198,28 @@ class SearchPanel(QWidget):
             finished=lambda answer: self._answer(asked, text, answer[0], answer[1], time.perf_counter() - started),
             failed=lambda message: self._failed(asked, message),
         )
+
+    def _browse(self, asked: int, filters: SearchFilters) -> None:
+        """A filter without a query lists what it picks out (mentions, events, stories)."""
+        db_path = self.db_path
+
+        def run(report: object) -> list[SearchHit]:
+            with open_reader(db_path) as reader:
+                return reader.browse(filters, limit=RESULT_LIMIT)
+
+        self._pool.submit(run, "browse by filter", finished=lambda hits: self._browsed(asked, hits),
+                          failed=lambda message: self._failed(asked, message))
+
+    def _browsed(self, asked: int, hits: list[SearchHit]) -> None:
+        if asked != self._asked:
+            return
+        self.model.set_hits(hits)
+        self.table.resizeRowsToContents()
+        more = " (the first ones)" if len(hits) >= RESULT_LIMIT else ""
+        narrowed = self._filters_text()
+        self.status.setText(f"{counted(len(hits), 'passage')} {narrowed}{more}; type to search inside them" if hits
+                            else f"No passages {narrowed}")
+        self.searched.emit("", len(hits))
 
     def _answer(self, asked: int, text: str, hits: list[SearchHit], report: QueryReport, seconds: float) -> None:
         if asked != self._asked:

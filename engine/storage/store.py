@@ -596,6 +596,38 @@ class Store:
             for r in self.db.query("SELECT * FROM segments WHERE recording_id = ? ORDER BY idx", [rec_id])
         ]
 
+    def filtered_spans(self, *, event_type: str | None = None, entity: str | None = None,
+                       recording_id: int | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """What a search filter alone picks out, in recording-name and time order, at most ``limit``.
+
+        An ``entity`` (case-insensitive): its mentions (near an ``event_type`` event, if one is given);
+        else an ``event_type``: its events; else a ``recording_id`` alone: the recording's stories. Each
+        row: recording_id, name, path, start, end (s), kind, label, first_word, last_word (-1: none).
+        """
+        where = " AND x.recording_id = ?" if recording_id is not None else ""
+        params: list[Any] = [recording_id] if recording_id is not None else []
+        if entity:
+            near = ""
+            if event_type:
+                near = (" AND EXISTS (SELECT 1 FROM events e WHERE e.recording_id = x.recording_id AND e.type = ?"
+                        " AND e.start <= x.end AND e.end >= x.start)")
+            sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, x.type AS kind, x.text AS label,"
+                   " x.first_word, x.last_word FROM entities x JOIN recordings r ON r.id = x.recording_id"
+                   f" WHERE lower(x.text) = lower(?){where}{near}")
+            params = [entity, *params, *([event_type] if event_type else [])]
+        elif event_type:
+            sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, x.type AS kind, x.type AS label,"
+                   " -1 AS first_word, -1 AS last_word FROM events x JOIN recordings r ON r.id = x.recording_id"
+                   f" WHERE x.type = ?{where}")
+            params = [event_type, *params]
+        elif recording_id is not None:
+            sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, 'story' AS kind,"
+                   " 'Story ' || (x.idx + 1) AS label, x.first_word, x.last_word"
+                   f" FROM stories x JOIN recordings r ON r.id = x.recording_id WHERE 1 = 1{where}")
+        else:
+            return []
+        return [dict(r) for r in self.db.query(sql + " ORDER BY r.name, x.start LIMIT ?", [*params, limit])]
+
     def counts(self) -> dict[str, int]:
         tables = ("recordings", "words", "segments", "events", "stories", "entities", "passages", "jobs")
         return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}

@@ -181,3 +181,31 @@ def test_around_it_lists_notable_events_never_speech_or_noise(qtbot) -> None:
     model = SearchResultsModel()
     model.set_hits([SearchHit(1, "news.wav", "/r/news.wav", 35.0, 45.0, 40.0, "a <b>hit</b>", 1.0, tuple(around))])
     assert model.index(0, 3).data() == "applause +7 s, music −20 s"
+
+
+def test_a_filter_alone_lists_what_it_picks_out(qtbot, make_window, two_recordings: Path) -> None:
+    window = make_window(two_recordings)
+    panel = window.search_panel
+    with qtbot.waitSignal(panel.searched):
+        panel.event_filter.setCurrentIndex(panel.event_filter.findText("music"))
+    hits = panel.model.hits
+    assert hits and all(h.events[0].kind == "music" and h.hot_spot == h.events[0].start for h in hits)
+    assert panel.status.text() == f"{len(hits)} passages near music; type to search inside them"
+    panel.event_filter.setCurrentIndex(0)
+    with qtbot.waitSignal(panel.searched):
+        panel.entity_filter.setCurrentIndex(panel.entity_filter.findText("Harbour Bridge"))
+    hits = panel.model.hits
+    assert hits and {h.recording for h in hits} == {"evening-news.wav"}
+    assert all("<b>" in h.snippet and h.matched for h in hits)
+    assert "harbour" in hits[0].snippet.lower()
+    with qtbot.waitSignal(panel.searched):
+        qtbot.keyClicks(panel.query, "bridge")  # a query then searches inside the filter
+    assert [h.recording for h in panel.model.hits] == ["evening-news.wav"]
+
+
+def test_a_recording_filter_alone_lists_its_stories(two_recordings: Path) -> None:
+    with Store(two_recordings) as store:
+        reader = LibraryReader(store)
+        hits = reader.browse(SearchFilters(recording_id=1))
+        stories = store.stories(1)
+    assert [(h.start, h.events[0].label) for h in hits] == [(s["start"], f"Story {s['idx'] + 1}") for s in stories]
