@@ -205,3 +205,13 @@ def test_the_version_is_the_one_pyproject_gives() -> None:
 
     pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
     assert engine.__version__ == pyproject["project"]["version"]
+
+
+def test_column_titles_are_never_cut(make_window, db: Path) -> None:
+    window = make_window(db)
+    header = window.library_panel.table.horizontalHeader()
+    model = window.library_panel.table.model()
+    for column in range(1, model.columnCount()):
+        title = model.headerData(column, Qt.Orientation.Horizontal)
+        room = 20  # the header's margins and the sort arrow
+        assert header.sectionSize(column) >= header.fontMetrics().horizontalAdvance(title) + room, title
