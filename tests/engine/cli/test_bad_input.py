@@ -234,15 +234,17 @@ def test_ctrl_c_marks_the_running_file_cancelled_and_keeps_its_old_transcript(
     assert "interrupted" not in listing.stderr, listing.stderr
 
 
-def _children(pid: int) -> list[int]:
-    """Processes whose parent is ``pid`` (from /proc)."""
+def _workers(pid: int) -> list[int]:
+    """The recognition workers ``pid`` started (spawned children; multiprocessing's resource tracker, which
+    tidies up after its parent has gone, is not one)."""
     kids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == pid:
+        if int(fields[1]) == pid and b"spawn_main" in command:
             kids.append(int(stat.parent.name))
     return kids
 
@@ -268,7 +270,7 @@ def test_a_stop_signal_during_ingest_is_treated_like_ctrl_c(tmp_path: Path, libr
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and not (db.exists() and Store(db).jobs(status="running")):
             time.sleep(0.2)
-        workers = _children(proc.pid)
+        workers = _workers(proc.pid)
         assert workers, "the ingest started no worker"
         proc.send_signal(signum)  # a service manager's stop, or the terminal closing
         _out, err = proc.communicate(timeout=60)
