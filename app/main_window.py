@@ -38,7 +38,7 @@ from app.search_panel import SearchPanel
 from app.settings import AppSettings
 from app.settings_dialog import SettingsDialog
 from app.tasks import TaskPool
-from app.widgets import push_button
+from app.widgets import fit_inside_screen, push_button
 from engine.errors import EarshotError
 from engine.export import FORMATS
 from engine.importer import import_transcript, matching_audio
@@ -223,18 +223,7 @@ class MainWindow(QMainWindow):
 
     def fit_to_screen(self) -> None:
         """Keep the window inside the screen it is on (a saved size from a bigger screen shrinks)."""
-        screen = self.screen() or QApplication.primaryScreen()
-        if screen is None:
-            return
-        room = screen.availableGeometry()
-        frame = self.frameGeometry().size() - self.geometry().size()
-        width = min(self.width(), room.width() - frame.width())
-        height = min(self.height(), room.height() - frame.height())
-        if (width, height) != (self.width(), self.height()):
-            self.resize(max(width, self.minimumWidth()), max(height, self.minimumHeight()))
-        x = min(max(self.x(), room.left()), room.right() - self.frameGeometry().width() + 1)
-        y = min(max(self.y(), room.top()), room.bottom() - self.frameGeometry().height() + 1)
-        self.move(max(x, room.left()), max(y, room.top()))
+        fit_inside_screen(self)
 
     # -- the library ------------------------------------------------------------------------
 
@@ -448,6 +437,7 @@ class MainWindow(QMainWindow):
         if self.evaluation is None:
             self.evaluation = EvaluationWindow(self.pool, self)
         self.evaluation.show()
+        fit_inside_screen(self.evaluation)  # its preferred 1100 x 720 is more than a 1024 x 700 screen has
         self.evaluation.raise_()
         return self.evaluation
 

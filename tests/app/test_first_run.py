@@ -65,3 +65,16 @@ def test_model_advice_opens_settings_at_the_models(qtbot, make_window, tmp_path:
     assert dialog is not None and dialog.isVisible()
     assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Speech models"
     dialog.close()
+
+
+def test_the_evaluation_window_opens_inside_the_screen(qtbot, make_window, tmp_path: Path) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    evaluation = window.open_evaluation()
+    qtbot.waitExposed(evaluation)
+    room: QRect = evaluation.screen().availableGeometry()
+    least = evaluation.minimumSizeHint()
+    assert room.width() < 1100 or room.height() < 720, "the test screen must be smaller than the window wants"
+    assert evaluation.width() <= max(room.width(), least.width())
+    assert evaluation.height() <= max(room.height(), least.height())
+    assert room.contains(evaluation.frameGeometry().topLeft())
+    evaluation.close()
