@@ -6,7 +6,12 @@ import datetime as dt
 
 from engine.timefmt import clock
 
-__all__ = ["clock", "clock_precise", "date_text", "eta_text"]
+__all__ = ["clock", "clock_precise", "counted", "date_text", "eta_text"]
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 recording``, ``2 recordings``, ``0 recordings`` (``plural`` for nouns not made with an s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def clock_precise(seconds: float) -> str:
@@ -41,5 +46,7 @@ def reason(path: str, message: str) -> str:
 
 
 def duration_text(seconds: float) -> str:
-    """A total length of audio: ``42 min`` under two hours, ``3.5 h`` from there on."""
+    """A total length of audio: ``21 s`` under a minute, ``42 min`` under two hours, ``3.5 h`` from there on."""
+    if seconds < 59.5:
+        return f"{seconds:.0f} s"
     return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,6 +20,9 @@ from app.ingest_model import IngestQueueModel, ProgressRole
 from app.widgets import push_button, widget_shortcut
 from engine.ingest.totals import BatchTotals
 from engine.jobs import JobState
+
+#: Rows of the queue shown at least (with its header).
+QUEUE_ROWS_SHOWN = 4
 
 
 class IngestPanel(QWidget):
@@ -62,6 +65,10 @@ class IngestPanel(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.model.dataChanged.connect(self._update_buttons)
         widget_shortcut(QKeySequence.StandardKey.Delete, self.table, self.cancel_selected)
+        # Whole rows, never two and a half: the header and QUEUE_ROWS_SHOWN rows at least.
+        rows = self.table.verticalHeader().defaultSectionSize() * QUEUE_ROWS_SHOWN
+        scroll_bar = self.table.horizontalScrollBar().sizeHint().height()  # when the details run wide
+        self.table.setMinimumHeight(header.sizeHint().height() + rows + scroll_bar + 2 * self.table.frameWidth())
 
         self.add_button = push_button("Add…", "Add recordings to the queue", self.add_files_requested)
         self.cancel_button = push_button("Cancel selected", "Cancel the selected files", self.cancel_selected)
@@ -90,6 +97,10 @@ class IngestPanel(QWidget):
             self.totals.queued(status)
         elif status.state is JobState.RUNNING:
             self.totals.start(status.path)
+            row = self.model.row_of(status.path)
+            if row is not None:  # the queue follows the file being transcribed, once the new rows are laid out
+                index = self.model.index(row, 0)
+                QTimer.singleShot(0, self.table, lambda: self.table.scrollTo(index))
         else:
             self.totals.ended(status)
         self.summary.setText(self.totals.line())

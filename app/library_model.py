@@ -57,14 +57,22 @@ class LibraryModel(RowTableModel):
         """A file of the ingest queue changed state.
 
         Failures and cancellations stay on the row for the session (a file that cannot even be probed
-        leaves no record in the index); an indexed or skipped file drops back to what the index says.
+        leaves no record in the index); an indexed or skipped file, and a cancelled "transcribe again"
+        of one already indexed, drop back to what the index says.
         """
-        if status.state in (JobState.DONE, JobState.SKIPPED):
+        if status.state in (JobState.DONE, JobState.SKIPPED) or (
+                status.state is JobState.CANCELLED and self._indexed(status.path)):
             self._live.pop(status.path, None)
+            row = self._row_of.get(status.path)
+            if row is not None:
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
             return
         old = self._live.get(status.path)
         fraction = old.fraction if old and status.state is JobState.RUNNING else 0.0
         self._set_live(status.path, _Live(status.state, status.message, fraction))
+
+    def _indexed(self, path: str) -> bool:
+        return any(r.path == path and r.recording_id is not None for r in self._stored)
 
     def forget(self, path: str) -> None:
         """Drop a file's session state (after it was removed from the library)."""
@@ -137,6 +145,8 @@ class LibraryModel(RowTableModel):
             )[col]
         if role == SortRole:
             return (r.name.lower(), r.duration, r.word_count, r.model, self.status_of(row), r.date)[col]
+        if role == Qt.ItemDataRole.ToolTipRole and col == self.STATUS_COLUMN:
+            return self.status_text(row)  # the whole reason: the column cuts it short
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [r.path, f"{r.engine} / {r.model}" if indexed else "", date_text(r.date), r.message]
             return "\n".join(line for line in lines if line)

@@ -33,8 +33,11 @@ STATUS_FILTERS: dict[str, frozenset[str] | None] = {
 }
 
 
-#: Starting widths (pixels) of the columns after the name, which takes the rest.
+#: Starting widths (pixels) of the columns after the name, which takes the rest; never narrower than
+#: the column's title with room for the sort arrow.
 COLUMN_WIDTHS = {1: 56, 2: 50, 3: 124, 4: 96, 5: 84}
+#: Room beside a column title for the header's margins and sort arrow (px).
+HEADER_TITLE_ROOM = 28
 
 
 class LibraryFilter(QSortFilterProxyModel):
@@ -127,7 +130,8 @@ class LibraryPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(40)
         for column, width in COLUMN_WIDTHS.items():
-            header.resizeSection(column, width)
+            title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal))
+            header.resizeSection(column, max(width, header.fontMetrics().horizontalAdvance(title) + HEADER_TITLE_ROOM))
         self.table.doubleClicked.connect(self._open_index)
         self.table.activated.connect(self._open_index)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,9 +21,10 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+import engine
 from app import colours, dialogs, gc_guard, pyside_refcounts
 from app.evaluation.window import EvaluationWindow
-from app.format import duration_text, reason
+from app.format import counted, duration_text, reason
 from app.help_dialog import ShortcutsDialog
 from app.ingest_controller import TERMINAL, FileStatus, IngestController, IngestOptions
 from app.ingest_panel import IngestPanel
@@ -36,15 +38,18 @@ from app.search_panel import SearchPanel
 from app.settings import AppSettings
 from app.settings_dialog import SettingsDialog
 from app.tasks import TaskPool
-from app.widgets import push_button
+from app.widgets import fit_inside_screen, push_button
 from engine.errors import EarshotError
 from engine.export import FORMATS
 from engine.importer import import_transcript, matching_audio
 from engine.jobs import JobState
 from engine.library import LibraryReader, LibraryRow, SearchHit
 from engine.logs import setup_logging
-from engine.selftest import SAMPLE
+from engine.paths import data_dir, log_dir
+from engine.selftest import SAMPLE, library_sample
 from engine.storage.store import Store
+
+log = logging.getLogger("earshot.app")
 
 #: Coalesce library refreshes while files finish (ms).
 REFRESH_DELAY_MS = 300
@@ -84,6 +89,7 @@ class MainWindow(QMainWindow):
         self.models_panel: ModelsPanel | None = None
         self.settings_dialog: SettingsDialog | None = None
         self.help_dialog: ShortcutsDialog | None = None
+        self.about_box: QMessageBox | None = None
         self.evaluation: EvaluationWindow | None = None
         self.library_status = QLabel()
         self.library_status.setAccessibleName("Library summary")
@@ -91,6 +97,7 @@ class MainWindow(QMainWindow):
 
         self._closed = False
         self._outcomes: list[FileStatus] = []  # files that ended since the queue was last idle
+        self._open_when_indexed: str | None = None  # the sample: opened once it is transcribed
         self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
         self._refresh_timer.timeout.connect(self.refresh)
         self._wire()
@@ -158,6 +165,7 @@ class MainWindow(QMainWindow):
         self.ingest.log_line.connect(self.log.add_line)
         self.ingest.busy_changed.connect(self._busy_changed)
         self.view.message.connect(self.show_message)
+        self.view.audio_attached.connect(lambda _rec_id: self.refresh())
         self.player.error.connect(self.show_message)
 
     def _make_menus(self) -> dict[str, list[QAction]]:
@@ -198,6 +206,7 @@ class MainWindow(QMainWindow):
             action = dock.toggleViewAction()
             menus.setdefault("&View", []).append(action)
         add("&Help", "&Keyboard shortcuts", self.open_help, QKeySequence.StandardKey.HelpContents)
+        add("&Help", "&About Earshot", self.open_about)
         for name, actions in menus.items():
             menu = self.menuBar().addMenu(name)
             for action in actions:
@@ -214,18 +223,7 @@ class MainWindow(QMainWindow):
 
     def fit_to_screen(self) -> None:
         """Keep the window inside the screen it is on (a saved size from a bigger screen shrinks)."""
-        screen = self.screen() or QApplication.primaryScreen()
-        if screen is None:
-            return
-        room = screen.availableGeometry()
-        frame = self.frameGeometry().size() - self.geometry().size()
-        width = min(self.width(), room.width() - frame.width())
-        height = min(self.height(), room.height() - frame.height())
-        if (width, height) != (self.width(), self.height()):
-            self.resize(max(width, self.minimumWidth()), max(height, self.minimumHeight()))
-        x = min(max(self.x(), room.left()), room.right() - self.frameGeometry().width() + 1)
-        y = min(max(self.y(), room.top()), room.bottom() - self.frameGeometry().height() + 1)
-        self.move(max(x, room.left()), max(y, room.top()))
+        fit_inside_screen(self)
 
     # -- the library ------------------------------------------------------------------------
 
@@ -236,11 +234,15 @@ class MainWindow(QMainWindow):
         self.search_panel.refresh_filters(self.reader)
         n = sum(1 for r in range(self.library.rowCount()) if self.library.row_at(r).recording_id is not None)
         total = duration_text(self.library.total_seconds())
-        self.library_panel.status.setText(f"{n} recordings, {total} of audio, indexed in {self.store.path}")
-        self.library_status.setText(f"{n} recordings · {total}")
+        self.library_panel.status.setText(f"{counted(n, 'recording')}, {total} of audio, indexed in {self.store.path}")
+        self.library_status.setText(f"{counted(n, 'recording')} · {total}")
 
     def _file_changed(self, status: FileStatus) -> None:
         self.library.apply(status)
+        if status.path == self._open_when_indexed and status.state in TERMINAL:
+            self._open_when_indexed = None
+            if status.state in (JobState.DONE, JobState.SKIPPED) and status.recording_id is not None:
+                self.view.open(status.recording_id)
         if status.state in TERMINAL:
             self._refresh_timer.start()
             self._outcomes.append(status)
@@ -301,19 +303,33 @@ class MainWindow(QMainWindow):
             return
         db_path = self.db_path
 
-        def run(report: object) -> int:
+        def run(report: object) -> tuple[int, list[str]]:
+            imported, failures = 0, []
             with Store(db_path) as store:
-                for name in files:
-                    import_transcript(store, name, audio=matching_audio(name))
-            return len(files)
+                for name in files:  # one bad file must not hide the good ones
+                    try:
+                        import_transcript(store, name, audio=matching_audio(name))
+                    except EarshotError as exc:
+                        failures.append(str(exc))
+                    else:
+                        imported += 1
+            return imported, failures
 
         self.pool.submit(run, f"import {len(files)} transcripts",
                          finished=self._imported,
                          failed=lambda message: self.show_message(f"Import failed: {message}"))
 
-    def _imported(self, n: int) -> None:
+    def _imported(self, outcome: tuple[int, list[str]]) -> None:
+        imported, failures = outcome
         self.refresh()
-        self.show_message(f"Imported {n} transcript(s)")
+        message = f"Imported {counted(imported, 'transcript')}"
+        if len(failures) == 1:
+            message += f"; 1 failed — {failures[0]}"
+        elif failures:
+            message += f"; {len(failures)} failed — first: {failures[0]} (all in the log file)"
+        for failure in failures:
+            log.info("import failed: %s", failure)
+        self.show_message(message)
 
     def add_sample(self) -> None:
         """Ingest the short sample recording that ships with the application."""
@@ -321,7 +337,13 @@ class MainWindow(QMainWindow):
         if not SAMPLE.is_file():
             self.show_message(f"The sample recording is missing ({SAMPLE})")
             return
-        self.enqueue([str(SAMPLE)])
+        try:
+            sample = str(library_sample())
+        except EarshotError as exc:
+            self.show_message(str(exc))
+            return
+        self._open_when_indexed = sample  # shown as soon as it is transcribed
+        self.enqueue([sample])
 
     def add_folder(self) -> None:
         folder = dialogs.ask_folder(self)
@@ -341,8 +363,13 @@ class MainWindow(QMainWindow):
     # -- playing and searching --------------------------------------------------------------
 
     def play_hit(self, hit: SearchHit) -> None:
-        self.player.play_from(hit.recording_id, hit.path, hit.hot_spot)  # sound first; the transcript follows
-        self.view.open(hit.recording_id, mark=tuple(w for w, _ in hit.matched))
+        marked = tuple(w for w, _ in hit.matched)
+        audio = self.reader.audio_path(hit.recording_id)
+        if audio is None:  # a transcript imported without its recording: show the words, say why it is silent
+            self.view.open(hit.recording_id, seek=hit.hot_spot, play=True, mark=marked)
+            return
+        self.player.play_from(hit.recording_id, audio, hit.hot_spot)  # sound first; the transcript follows
+        self.view.open(hit.recording_id, mark=marked)
 
     def focus_search(self) -> None:
         self.docks["search"].show()
@@ -394,10 +421,23 @@ class MainWindow(QMainWindow):
         self.help_dialog.raise_()
         return self.help_dialog
 
+    def open_about(self) -> QMessageBox:
+        """What Earshot is, its version, and where it keeps the index, the data and the log."""
+        if self.about_box is None:
+            self.about_box = QMessageBox(QMessageBox.Icon.Information, "About Earshot", "", parent=self)
+            self.about_box.setTextFormat(Qt.TextFormat.PlainText)
+        self.about_box.setText(
+            f"Earshot {engine.__version__}\n\nSearch and jump into hours of recorded speech. Everything runs on this"
+            f" computer: recordings, transcripts and the index never leave it.\n\nIndex: {self.db_path}\n"
+            f"Data folder: {data_dir()}\nLog file: {log_dir() / 'earshot.log'}")
+        self.about_box.show()
+        return self.about_box
+
     def open_evaluation(self) -> EvaluationWindow:
         if self.evaluation is None:
             self.evaluation = EvaluationWindow(self.pool, self)
         self.evaluation.show()
+        fit_inside_screen(self.evaluation)  # its preferred 1100 x 720 is more than a 1024 x 700 screen has
         self.evaluation.raise_()
         return self.evaluation
 

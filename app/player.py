@@ -52,19 +52,32 @@ class Player(QObject):
 
     # -- loading ----------------------------------------------------------------------------
 
-    def load(self, recording_id: int, path: str) -> None:
-        """Make this recording current (paused at 0 unless a seek follows)."""
+    def load(self, recording_id: int, path: str | None) -> None:
+        """Make this recording current (paused at 0 unless a seek follows).
+
+        ``path`` None: the recording has no audio (a transcript imported without it); nothing
+        plays until one is attached.
+        """
         if recording_id == self.recording_id and path == self.path:
             return
         self.stop()
         self.recording_id, self.path = recording_id, path
         self._pending_seek = None
+        if path is None:
+            self.media.setSource(QUrl())
+            self.recording_changed.emit(recording_id)
+            return
         if not Path(path).exists():
             self.error.emit(f"{path}: the audio file is missing (moved or deleted?)")
         self.media.setSource(QUrl.fromLocalFile(path))
         self.recording_changed.emit(recording_id)
 
-    def play_from(self, recording_id: int, path: str, seconds: float) -> None:
+    @property
+    def has_audio(self) -> bool:
+        """A recording with audio is current."""
+        return self.path is not None
+
+    def play_from(self, recording_id: int, path: str | None, seconds: float) -> None:
         """Load if needed, seek to ``seconds`` and play."""
         self.load(recording_id, path)
         self.seek(seconds)

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
+from app import dialogs
 from app.player import Player
 from app.player_bar import PlayerBar
 from app.settings import AppSettings
@@ -21,13 +22,17 @@ from app.timeline_view import TimelinePanel
 from app.transcript_doc import TranscriptLayout, build_transcript
 from app.transcript_view import TranscriptPanel
 from engine.audio.waveform import load_envelope
-from engine.export import export_transcript
+from engine.errors import EarshotError
+from engine.export import export_transcript, write_export
+from engine.importer import attach_audio, has_audio
 from engine.library import RecordingDetail, open_reader
+from engine.storage.store import Store
 
 
 class RecordingView(QWidget):
     opened = Signal(int)  # recording id, once its transcript is shown
     message = Signal(str)  # for the status bar
+    audio_attached = Signal(int)  # the new recording id of a transcript that was given its audio
 
     def __init__(self, pool: TaskPool, player: Player, settings: AppSettings, db_path: Callable[[], Path]) -> None:
         super().__init__()
@@ -55,6 +60,7 @@ class RecordingView(QWidget):
         layout.addWidget(split, 1)
         layout.addWidget(self.player_bar)
 
+        self.player_bar.attach_requested.connect(lambda: self.attach_audio())
         self.transcript.seek_requested.connect(self.play_at)
         self.timeline.canvas.seek_requested.connect(self.play_at)
         player.position_changed.connect(self._follow)
@@ -96,7 +102,7 @@ class RecordingView(QWidget):
         self.timeline.show_detail(detail)
         rec = detail.recording
         if self.player.recording_id != recording_id:
-            self.player.load(recording_id, rec["path"])
+            self.player.load(recording_id, self._audio())
         self._apply_after_open()
         self._follow(self.player.position())
         self._start_waveform(recording_id, rec)
@@ -115,6 +121,9 @@ class RecordingView(QWidget):
         self.play_at(seek) if play else self._seek(seek)
 
     def _start_waveform(self, recording_id: int, rec: dict) -> None:
+        if not has_audio(rec):
+            self._show_envelope(recording_id, None, "no audio")
+            return
         path, digest, duration = rec["path"], rec["content_hash"], float(rec["duration"])
         task = Task(lambda report: load_envelope(path, digest, duration, report), f"waveform of {rec['name']}")
         task.finished.connect(lambda env: self._show_envelope(recording_id, env, ""))
@@ -129,15 +138,44 @@ class RecordingView(QWidget):
     # -- playback ---------------------------------------------------------------------------
 
     def play_at(self, seconds: float) -> None:
-        """Play the open recording from ``seconds``."""
+        """Play the open recording from ``seconds`` (a transcript without audio says so instead)."""
         if self.detail is None:
             return
-        self.player.play_from(int(self.detail.recording["id"]), self.detail.recording["path"], seconds)
+        if self._audio() is None:
+            self.player.load(int(self.detail.recording["id"]), None)
+            self.message.emit(no_audio_message(self.detail.recording["name"]))
+            return
+        self.player.play_from(int(self.detail.recording["id"]), self._audio(), seconds)
 
     def _seek(self, seconds: float) -> None:
         if self.detail is not None:
-            self.player.load(int(self.detail.recording["id"]), self.detail.recording["path"])
+            self.player.load(int(self.detail.recording["id"]), self._audio())
             self.player.seek(seconds)
+
+    def _audio(self) -> str | None:
+        rec = self.detail.recording if self.detail is not None else None
+        return str(rec["path"]) if rec is not None and has_audio(rec) else None
+
+    def attach_audio(self, files: list[str] | None = None) -> None:
+        """Give the open transcript (imported without audio) the recording it transcribes."""
+        if self.detail is None or self._audio() is not None:
+            return
+        files = files if files is not None else dialogs.ask_open_files(self, "Attach the recording")
+        if not files:
+            return
+        rec_id, audio, db_path = int(self.detail.recording["id"]), files[0], self._db_path()
+
+        def run(report: object) -> int:
+            with Store(db_path) as store:
+                return attach_audio(store, rec_id, audio)
+
+        self._pool.submit(run, f"attach {audio}", finished=self._attached, failed=self.message.emit)
+
+    def _attached(self, new_id: int) -> None:
+        self.message.emit(f"Attached the audio; {self.detail.recording['name'] if self.detail else 'the transcript'}"
+                          " now plays it")
+        self.audio_attached.emit(new_id)
+        self.open(new_id)
 
     def _follow(self, seconds: float) -> None:
         if self.player.recording_id is not None and self.player.recording_id == self.recording_id:
@@ -158,9 +196,9 @@ class RecordingView(QWidget):
             self.message.emit("Open a recording first.")
             return
         try:
-            Path(path).write_text(self.export_text(fmt), encoding="utf-8")
-        except OSError as exc:
-            self.message.emit(f"{path}: cannot write the export: {exc.strerror or exc}")
+            write_export(path, self.export_text(fmt), index_path=self._db_path())
+        except EarshotError as exc:
+            self.message.emit(str(exc))
             return
         self.message.emit(f"Exported {self.detail.recording['name']} as {fmt.upper()} to {path}")
 
@@ -172,3 +210,8 @@ class RecordingView(QWidget):
 
     def suggested_name(self, fmt: str) -> str:
         return str(Path(self.detail.recording["path"]).with_suffix(f".{fmt}")) if self.detail else f"transcript.{fmt}"
+
+
+def no_audio_message(name: str) -> str:
+    """What a user is told on trying to play a transcript imported without its recording."""
+    return f"{name} has no audio: it was imported from a transcript. Use “Attach audio…” below to play it."

@@ -7,6 +7,7 @@ field never waits for the index.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.delegates import RichTextDelegate
-from app.format import clock
+from app.format import clock, counted
 from app.table_model import RowTableModel
 from app.tasks import TaskPool
+from app.widgets import push_button
 from engine.library import NOTABLE_EVENTS, LibraryReader, SearchFilters, SearchHit, open_reader
+from engine.search import QueryReport
 
 #: Pause in typing before a query runs (ms).
 TYPING_PAUSE_MS = 150
@@ -63,8 +66,10 @@ class SearchResultsModel(RowTableModel):
 
 
 def _events_around(hit: SearchHit) -> str:
-    """The three events nearest the hot spot (notable kinds first), with their offsets from it."""
-    nearest = sorted(hit.events, key=lambda e: (e.kind not in NOTABLE_EVENTS, abs(e.start - hit.hot_spot)))[:3]
+    """The three notable events nearest the hot spot (not speech or noise, which are everywhere), with their
+    offsets from it."""
+    notable = [e for e in hit.events if e.kind in NOTABLE_EVENTS]
+    nearest = sorted(notable, key=lambda e: abs(e.start - hit.hot_spot))[:3]
     return ", ".join(f"{e.kind} {_offset(e.start - hit.hot_spot)}" for e in nearest)
 
 
@@ -119,6 +124,11 @@ class SearchPanel(QWidget):
         self.status = QLabel("Type to search the transcripts of every recording.")
         self.status.setAccessibleName("Search status")
         self.status.setWordWrap(True)
+        # "Did you mean" as a button: one click searches for the corrected query.
+        self.did_you_mean = push_button("", "Search for the suggested words", self._use_suggestion)
+        self.did_you_mean.setFlat(True)
+        self.did_you_mean.setVisible(False)
+        self._suggested = ""
 
         self._timer = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
         self._timer.timeout.connect(self.search_now)
@@ -132,6 +142,7 @@ class SearchPanel(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.status)
+        layout.addWidget(self.did_you_mean, 0, Qt.AlignmentFlag.AlignLeft)
         self.setTabOrder(self.query, self.event_filter)
         self.setTabOrder(self.event_filter, self.entity_filter)
         self.setTabOrder(self.entity_filter, self.recording_filter)
@@ -164,8 +175,12 @@ class SearchPanel(QWidget):
         self._asked += 1
         asked = self._asked
         if not text:
-            self.model.set_hits([])
-            self.status.setText("Type to search the transcripts of every recording.")
+            self._suggest("")
+            if filters == SearchFilters():
+                self.model.set_hits([])
+                self.status.setText("Type to search the transcripts of every recording.")
+                return
+            self._browse(asked, filters)
             return
         started = time.perf_counter()
         db_path = self.db_path
@@ -173,7 +188,7 @@ class SearchPanel(QWidget):
         # A last word not followed by a space may be unfinished: it also matches the words it begins.
         typed = self.query.text().lstrip()
 
-        def run(report: object) -> tuple[list[SearchHit], str]:
+        def run(report: object) -> tuple[list[SearchHit], QueryReport]:
             with open_reader(db_path) as reader:
                 return (reader.search(typed, filters, limit=RESULT_LIMIT, prefix=True),
                         reader.explain(typed, prefix=True))
@@ -184,7 +199,29 @@ class SearchPanel(QWidget):
             failed=lambda message: self._failed(asked, message),
         )
 
-    def _answer(self, asked: int, text: str, hits: list[SearchHit], note: str, seconds: float) -> None:
+    def _browse(self, asked: int, filters: SearchFilters) -> None:
+        """A filter without a query lists what it picks out (mentions, events, stories)."""
+        db_path = self.db_path
+
+        def run(report: object) -> list[SearchHit]:
+            with open_reader(db_path) as reader:
+                return reader.browse(filters, limit=RESULT_LIMIT)
+
+        self._pool.submit(run, "browse by filter", finished=lambda hits: self._browsed(asked, hits),
+                          failed=lambda message: self._failed(asked, message))
+
+    def _browsed(self, asked: int, hits: list[SearchHit]) -> None:
+        if asked != self._asked:
+            return
+        self.model.set_hits(hits)
+        self.table.resizeRowsToContents()
+        more = " (the first ones)" if len(hits) >= RESULT_LIMIT else ""
+        narrowed = self._filters_text()
+        self.status.setText(f"{counted(len(hits), 'passage')} {narrowed}{more}; type to search inside them" if hits
+                            else f"No passages {narrowed}")
+        self.searched.emit("", len(hits))
+
+    def _answer(self, asked: int, text: str, hits: list[SearchHit], report: QueryReport, seconds: float) -> None:
         if asked != self._asked:
             return  # the query changed while this one ran
         self.model.set_hits(hits)
@@ -195,11 +232,33 @@ class SearchPanel(QWidget):
         self._focus_results = False
         more = " (showing the best)" if len(hits) >= RESULT_LIMIT else ""
         noun = "passage" if len(hits) == 1 else "passages"
-        found = f"{len(hits)} {noun} for “{text}”{more} — {seconds * 1000:.0f} ms" if hits else f"No passages for “{text}”"
+        asked_for = f"“{_unquoted(text)}”"
+        found = f"{len(hits)} {noun} for {asked_for}{more} — {seconds * 1000:.0f} ms" if hits else f"No passages for {asked_for}"
+        if not hits and (narrowed := self._filters_text()):
+            found += f" {narrowed} (set the filters to Any to search everything)"
+        note = report.message()
+        self._suggest(_corrected(text, report.suggestions))
         if note:
             found += f"\n{note[:1].upper()}{note[1:]}" + ("" if note.endswith("?") else ".")
         self.status.setText(found)
         self.searched.emit(text, len(hits))
+
+    def _filters_text(self) -> str:
+        """The filters that narrow the search, as words ("near applause, mentioning Leeds"), or ""."""
+        f = self.filters()
+        parts = [f"near {f.event_type}" if f.event_type else "", f"mentioning {f.entity}" if f.entity else "",
+                 f"in {self.recording_filter.currentText()}" if f.recording_id is not None else ""]
+        return ", ".join(p for p in parts if p)
+
+    def _suggest(self, query: str) -> None:
+        self._suggested = query
+        self.did_you_mean.setText(f"Search for “{query}” instead" if query else "")
+        self.did_you_mean.setVisible(bool(query))
+
+    def _use_suggestion(self) -> None:
+        if self._suggested:
+            self.query.setText(self._suggested)
+            self.search_now()
 
     def _failed(self, asked: int, message: str) -> None:
         if asked == self._asked:
@@ -222,6 +281,22 @@ class SearchPanel(QWidget):
     def focus_query(self) -> None:
         self.query.setFocus()
         self.query.selectAll()
+
+
+def _unquoted(text: str) -> str:
+    """A query that is one quoted phrase, without its quotes (the status line adds its own)."""
+    if len(text) > 1 and text[0] == text[-1] == '"' and '"' not in text[1:-1]:
+        return text[1:-1]
+    return text
+
+
+def _corrected(text: str, suggestions: dict[str, str]) -> str:
+    """``text`` with each unknown word replaced by the closest word the library has ("" without any)."""
+    if not suggestions:
+        return ""
+    for word, hint in suggestions.items():
+        text = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", hint, text, flags=re.IGNORECASE)
+    return text.strip()
 
 
 def _offset(seconds: float) -> str:

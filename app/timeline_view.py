@@ -1,7 +1,8 @@
 """The timeline: waveform overview and lanes (stories, events, speech rate, X-duration, entities).
 
-Click to seek; the wheel pans, Ctrl+wheel (or +/-) zooms around the pointer,
-a drag with the middle button or Shift pans; the scroll bar below shows the view.
+Click to seek (a click on a story, event or entity plays it from its start); the wheel pans,
+Ctrl+wheel (or +/-) zooms around the pointer, a drag with the middle button or Shift pans; the
+scroll bar below shows the view.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ LABEL_WIDTH = 84
 RULER_HEIGHT = 18
 WAVE_HEIGHT = 64
 LANE_HEIGHT = 15
+#: The lane of X-duration (sound before a word that the recogniser did not transcribe), in words a user reads.
+UNTRANSCRIBED_LANE = "Untranscribed"
 #: Shortest view, seconds (zoomed all the way in).
 MIN_SPAN = 2.0
 _STORY_COLOURS = (QColor("#cfd8dc"), QColor("#b0bec5"))
@@ -43,7 +46,7 @@ def lanes_of(detail: RecordingDetail) -> list[Lane]:
     lanes = [Lane("Stories", tuple(detail.stories))]
     lanes += [Lane(t.capitalize(), tuple(by_type.get(t, ()))) for t in EVENT_LANES]
     lanes.append(Lane("Speech rate", tuple(s for t in RATE_TYPES for s in by_type.get(t, ()))))
-    lanes.append(Lane("X-duration", tuple(detail.x_durations)))
+    lanes.append(Lane(UNTRANSCRIBED_LANE, tuple(detail.x_durations)))
     lanes.append(Lane("Entities", tuple(detail.entities)))
     return lanes
 
@@ -124,6 +127,16 @@ class TimelineCanvas(QWidget):
         k = (y - top) // LANE_HEIGHT
         return int(k) if y >= top and 0 <= k < len(self.lanes) else None
 
+    def span_at(self, x: float, y: int) -> Span | None:
+        """The lane item drawn under (x, y), or None; items are drawn at least 2 px wide, so hit as drawn."""
+        k = self.lane_at(y)
+        if k is None or x < LABEL_WIDTH:
+            return None
+        slack = 2.0 / self.plot_width() * self.view_span
+        t = self.time_at(x)
+        under = [s for s in self.lanes[k].spans if s.start - slack / 2 <= t <= max(s.end, s.start + slack)]
+        return min(under, key=lambda s: s.end - s.start) if under else None  # the narrowest: drawn on top
+
     # -- painting ---------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -188,7 +201,8 @@ class TimelineCanvas(QWidget):
         if pan:
             self._drag_from = (x, self.view_start)
         elif event.button() == Qt.MouseButton.LeftButton and x >= LABEL_WIDTH:
-            self.seek_requested.emit(self.time_at(x))
+            item = self.span_at(x, int(event.position().y()))
+            self.seek_requested.emit(item.start if item is not None else self.time_at(x))
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         x = event.position().x()

@@ -28,7 +28,8 @@ ENTITY_COLOURS = {
 }
 #: Text colour per event marker type (light palette; app.colours has both).
 EVENT_COLOURS = colours.LIGHT.events
-_EVENT_MARK = "♪"
+#: A sign before an event's label where one reads right (a note for music, not for applause or laughter).
+_EVENT_MARKS = {"music": "♪"}
 _NBSP = "\u00a0"
 
 
@@ -153,6 +154,7 @@ def _word_html(text: str, conf: float, entity: str | None, shades: colours.Shade
 
 def _event_marker(event: Span, shades: colours.Shades) -> tuple[str, int]:
     """HTML of an inline event marker and its plain-text length."""
-    text = f"{_EVENT_MARK}{_NBSP}{event.label}"
+    mark = _EVENT_MARKS.get(event.kind)
+    text = f"{mark}{_NBSP}{event.label}" if mark else event.label
     colour = shades.events.get(event.kind, shades.event_other)
     return f'<span style="color:{colour}; font-style:italic">[{html.escape(text)}]</span>', len(text) + 2

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import colours
+from app.format import counted
 from app.transcript_doc import ENTITY_COLOURS, TranscriptLayout, build_transcript, word_at_time
 from app.transcript_text import MAX_FIND_HIGHLIGHTS, TranscriptText
 from app.widgets import tool_button, widget_shortcut
@@ -129,7 +130,8 @@ class TranscriptPanel(QWidget):
         self._starts = [float(w["start"]) for w in detail.words]
         self._shown_word = None
         rec = detail.recording
-        self.title.setText(f"{rec['name']} — {len(detail.words)} words, {len(detail.stories)} stories")
+        words, stories = counted(len(detail.words), "word"), counted(len(detail.stories), "story", "stories")
+        self.title.setText(f"{rec['name']} — {words}, {stories}")
         language = str(rec.get("language") or "")
         if is_english(language):
             self.legend.setText(_legend_html())
@@ -174,7 +176,7 @@ class TranscriptPanel(QWidget):
 
 
 def _legend_html() -> str:
-    shown = ("PERSON", "LOCATION", "ORGANIZATION")
+    shown = ("PERSON", "LOCATION", "ORGANIZATION", "DATE")
     chips = " ".join(f'<span style="color:{colours.CHIP_TEXT}; background-color:{ENTITY_COLOURS[t]}">'
                      f'&nbsp;{t.lower()}&nbsp;</span>' for t in shown)
     low = colours.current().low_confidence[-1][1]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QPushButton, QTableWidget, QToolButton, QWidget
+from PySide6.QtWidgets import QApplication, QPushButton, QTableWidget, QToolButton, QWidget
 
 
 def push_button(text: str, name: str, slot: Callable[[], object] | SignalInstance | None = None,
@@ -44,3 +44,20 @@ def cell_text(table: QTableWidget, row: int, column: int) -> str:
     """The text of a table cell ("" for a cell with no item)."""
     item = table.item(row, column)
     return item.text() if item is not None else ""
+
+
+def fit_inside_screen(window: QWidget) -> None:
+    """Shrink and move a top-level window so that all of it, frame included, is on the screen it is on
+    (never below its minimum size)."""
+    screen = window.screen() or QApplication.primaryScreen()
+    if screen is None:
+        return
+    room = screen.availableGeometry()
+    frame = window.frameGeometry().size() - window.geometry().size()
+    width = min(window.width(), room.width() - frame.width())
+    height = min(window.height(), room.height() - frame.height())
+    if (width, height) != (window.width(), window.height()):
+        window.resize(max(width, window.minimumWidth()), max(height, window.minimumHeight()))
+    x = min(max(window.x(), room.left()), room.right() - window.frameGeometry().width() + 1)
+    y = min(max(window.y(), room.top()), room.bottom() - window.frameGeometry().height() + 1)
+    window.move(max(x, room.left()), max(y, room.top()))

@@ -55,6 +55,14 @@ class IndexDamaged(StorageError):
     """The index file fails SQLite's integrity check or is not an index at all."""
 
 
+class NotAnIndex(StorageError):
+    """The file is a sound SQLite database of another program, not an Earshot index."""
+
+
+class IndexTooNew(IndexReadOnly):
+    """The index was written by a newer Earshot (a schema this version does not know): it can only be read."""
+
+
 def file_access_reason(exc: OSError, verb: str, *, missing: str = "file not found",
                        folder: str = "is a folder, not a file") -> str:
     """Why a user's file could not be reached, as the reason part of a one-line message.

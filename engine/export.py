@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import stat
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from engine.errors import ParameterError
+from engine.errors import EarshotError, ParameterError
 from engine.timefmt import timestamp
 
 FORMATS = ("srt", "vtt", "txt", "json")
@@ -55,3 +59,45 @@ def _cue_text(segment: dict[str, Any], words: Sequence[dict[str, Any]]) -> str:
     if first is None or last is None or not any(w.get("display") for w in words[first : last + 1]):
         return str(segment["text"])
     return " ".join(w.get("display") or w["text"] for w in words[first : last + 1])
+
+
+class ExportRefused(EarshotError):
+    """An export's target is the index, a folder or something other than a regular file."""
+
+
+def write_export(path: str | Path, text: str, *, index_path: str | Path | None = None) -> None:
+    """Write an export to ``path`` whole or not at all (a temporary file, then a rename).
+
+    Refuses, before writing anything, a target that is the open index (or its WAL and
+    shared-memory files), a folder, or an existing file that is not a regular file (a
+    device, a pipe, a socket): the rename would replace it. Raises ``ExportRefused`` for
+    those and ``EarshotError`` naming the file and the reason when the write fails.
+    """
+    out = Path(path)
+    _refuse_target(out, index_path)
+    # A short fixed name: ``out.name + ".part"`` would pass the 255-byte limit for a long name.
+    part = out.with_name(f".earshot-export-{os.getpid()}.part")
+    try:
+        part.write_text(text, encoding="utf-8")
+        part.replace(out)
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # on read-only media even the clean-up fails
+            part.unlink(missing_ok=True)
+        raise EarshotError(f"{out}: cannot write: {exc.strerror or exc}") from None
+
+
+def _refuse_target(out: Path, index_path: str | Path | None) -> None:
+    try:
+        st = out.stat()
+    except OSError:
+        return  # missing (or unreachable): the write itself says why
+    if stat.S_ISDIR(st.st_mode):
+        raise ExportRefused(f"{out}: is a folder; give a file name to export to")
+    if not stat.S_ISREG(st.st_mode):
+        raise ExportRefused(f"{out}: is not a regular file (a device, pipe or socket); "
+                            "leave out -o to write to standard output")
+    if index_path is not None and str(index_path) != ":memory:":
+        for name in (str(index_path), f"{index_path}-wal", f"{index_path}-shm"):
+            with contextlib.suppress(OSError):
+                if os.path.samefile(out, name):
+                    raise ExportRefused(f"{out}: is the index itself; exporting there would destroy it")

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine import search as engine_search
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
+from engine.importer.save import has_audio
 from engine.search.config import SNIPPET_MARKS
 from engine.storage.store import Store
 
@@ -31,6 +32,12 @@ EVENT_LANES = ("applause", "laughter", "music")
 RATE_TYPES = RATE_EVENT_TYPES
 #: Events worth pointing out in the transcript and beside search hits (speech and noise would be everywhere).
 NOTABLE_EVENTS = frozenset(EVENT_LANES + RATE_TYPES)
+
+#: Browsing by a filter alone: seconds of words shown either side of an item, at most this many words,
+#: and at most this many of its own words in bold (a story's opening, an entity's words).
+BROWSE_CONTEXT_SECONDS = 4.0
+BROWSE_SNIPPET_WORDS = 40
+BROWSE_MARKED_WORDS = 8
 
 #: Job states that leave a row in the library when no newer transcript exists.
 _JOB_ROW_STATES = ("failed", "interrupted", "cancelled")
@@ -112,7 +119,11 @@ class LibraryReader:
     # -- the library ------------------------------------------------------------------------
 
     def library_rows(self) -> list[LibraryRow]:
-        """Indexed recordings, plus files whose latest ingest failed, stopped or was cancelled."""
+        """Indexed recordings, plus files whose latest ingest failed, stopped or was cancelled.
+
+        A recording whose newer ingest failed or stopped shows that problem; one whose newer
+        ingest was cancelled stays as indexed.
+        """
         rows = [
             LibraryRow(r["path"], r["name"], r["status"], "", int(r["id"]), float(r["duration"]),
                        int(r["word_count"]), r["engine"], r["model"], float(r["ingested_at"]))
@@ -123,7 +134,8 @@ class LibraryReader:
             if job["status"] not in _JOB_ROW_STATES:
                 continue
             done = indexed.get(job["path"])
-            if done is not None and done.date >= float(job["ended"]):
+            # A cancelled "transcribe again" is the user's choice, not a problem: the old transcript stands.
+            if done is not None and (done.date >= float(job["ended"]) or job["status"] == "cancelled"):
                 continue
             row = LibraryRow(job["path"], Path(job["path"]).name, job["status"], job["message"], date=float(job["ended"]))
             if done is not None:  # an older transcript is still indexed; show it with the newer problem
@@ -135,6 +147,11 @@ class LibraryReader:
     def forget_failed(self, path: str) -> None:
         """Drop a file's failed ingest records so it leaves the library (its jobs stay in the log file)."""
         self.store.forget_ingest_jobs(path, _JOB_ROW_STATES)
+
+    def audio_path(self, recording_id: int) -> str | None:
+        """The file to play for a recording; None for a transcript imported without its audio."""
+        rec = self.store.recording(recording_id)
+        return str(rec["path"]) if has_audio(rec) else None
 
     def recordings_brief(self) -> list[tuple[int, str]]:
         return [(int(r["id"]), r["name"]) for r in self.store.recordings(order_by="name")]
@@ -199,9 +216,33 @@ class LibraryReader:
             for h in engine_search.search(self.store, query, limit=limit, filters=wanted, prefix=prefix)
         ]
 
-    def explain(self, query: str, *, prefix: bool = False) -> str:
-        """One line on how ``query`` was read (ignored and unknown words, completions), or ""."""
-        return engine_search.explain(self.store, query, prefix=prefix).message()
+    def browse(self, filters: SearchFilters, *, limit: int = 50) -> list[SearchHit]:
+        """What the filters alone pick out, without a query: an entity's mentions (near the event type, if
+        set), an event type's events, or a recording's stories; in recording and time order. Each plays
+        from its start; its snippet is the words around it, the entity's or story's opening words in bold.
+        """
+        rows = self.store.filtered_spans(event_type=filters.event_type, entity=filters.entity,
+                                         recording_id=filters.recording_id, limit=limit)
+        words: dict[int, list[dict[str, Any]]] = {}
+        hits = []
+        for r in rows:
+            rec_words = words.setdefault(int(r["recording_id"]), self.store.words(int(r["recording_id"])))
+            span = Span(float(r["start"]), float(r["end"]), str(r["kind"]), str(r["label"]),
+                        int(r["first_word"]), int(r["last_word"]))
+            marked = range(0) if span.first_word < 0 else range(  # an event has no words of its own
+                span.first_word, min(span.last_word, span.first_word + BROWSE_MARKED_WORDS - 1) + 1)
+            hits.append(SearchHit(
+                int(r["recording_id"]), str(r["name"]), str(r["path"]), span.start, span.end, span.start,
+                _words_around(rec_words, span, marked), 0.0, (span,),
+                tuple((i, float(rec_words[i]["start"])) for i in marked if i < len(rec_words))))
+        return hits
+
+    def explain(self, query: str, *, prefix: bool = False) -> engine_search.QueryReport:
+        """How ``query`` was read: ignored and unknown words (with the closest known word), completions.
+
+        ``.message()`` is the one line to show ("" when everything was searched for as typed).
+        """
+        return engine_search.explain(self.store, query, prefix=prefix)
 
 
 @contextlib.contextmanager
@@ -219,6 +260,16 @@ def _event_label(row: dict[str, Any], word_starts: list[float]) -> str:
         return rate_label(row["type"], row["start"], row["end"], row["value"], word_starts)
     length = row["end"] - row["start"]
     return f"{row['type']} {length:.0f} s" if length >= 1 else row["type"]
+
+
+def _words_around(words: list[dict[str, Any]], span: Span, marked: range) -> str:
+    """HTML of the words from ``BROWSE_CONTEXT_SECONDS`` before ``span`` to as long after it, ``marked`` in bold."""
+    around = [(i, w) for i, w in enumerate(words)
+              if span.start - BROWSE_CONTEXT_SECONDS <= w["start"] <= span.end + BROWSE_CONTEXT_SECONDS]
+    around = around[:BROWSE_SNIPPET_WORDS]
+    text = [f"<b>{html.escape(w['display'] or w['text'])}</b>" if i in marked else html.escape(w["display"] or w["text"])
+            for i, w in around]
+    return ("… " if around and around[0][0] > 0 else "") + " ".join(text) + (" …" if text else "")
 
 
 def _snippet_html(snippet: str) -> str:

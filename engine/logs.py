@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import sys
@@ -9,6 +10,25 @@ import sys
 from engine.paths import log_dir
 
 _configured = False
+
+
+class LogFile(logging.handlers.RotatingFileHandler):
+    """The log file; a write it cannot make (a full disk) is dropped without a word.
+
+    The logging module would print a ``--- Logging error ---`` block with a traceback on
+    stderr, ahead of the one line the command gives about the same fault.
+    """
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802  (logging's name)
+        return None
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError):
+            super().flush()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            super().close()
 
 
 def setup_logging(*, verbose: bool = False) -> None:
@@ -22,7 +42,7 @@ def setup_logging(*, verbose: bool = False) -> None:
     try:
         directory = log_dir()
         directory.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+        handler: logging.Handler = LogFile(
             directory / "earshot.log", maxBytes=2_000_000, backupCount=2, encoding="utf-8"
         )
         handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))

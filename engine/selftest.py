@@ -39,6 +39,8 @@ from engine.storage.store import Store
 #: The application folder: where ``engine/`` and ``resources/`` are (``sys._MEIPASS`` when frozen).
 APP_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = APP_ROOT / "resources" / "samples" / "selftest.flac"
+#: What the sample is called in a user's library ("Try the sample").
+SAMPLE_NAME = "Earshot sample - two news stories.flac"
 
 #: The transcript must have at least this many words per reference word ...
 MIN_WORD_RATIO = 0.5
@@ -112,6 +114,26 @@ def _run_stage(name: str, check: Callable[[_Run], str], run: _Run) -> StageResul
 
 
 # -- stages ------------------------------------------------------------------------------------
+
+
+def library_sample() -> Path:
+    """The sample as a user's library holds it: a copy under ``SAMPLE_NAME`` in the data folder's ``samples``.
+
+    Raises EarshotError naming the folder when the copy cannot be made.
+    """
+    from engine.errors import EarshotError
+    from engine.paths import data_dir
+
+    target = data_dir() / "samples" / SAMPLE_NAME
+    try:
+        if not target.is_file() or target.stat().st_size != SAMPLE.stat().st_size:
+            target.parent.mkdir(exist_ok=True)
+            part = target.with_name(f".{os.getpid()}.part")
+            part.write_bytes(SAMPLE.read_bytes())
+            os.replace(part, target)
+    except OSError as exc:
+        raise EarshotError(f"{target.parent}: cannot copy the sample there: {exc.strerror or exc}") from None
+    return target
 
 
 def _check_sample(run: _Run) -> str:

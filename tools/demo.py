@@ -16,6 +16,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+# Run as a script (python tools/NAME.py) as well as a module: the repository goes on the path first.
+if str(Path(__file__).resolve().parents[1]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from engine.cli.main import main as earshot
 from engine.paths import data_dir, default_db_path
 from engine.storage.store import Store

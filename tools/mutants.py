@@ -114,7 +114,7 @@ MUTANTS: tuple[Mutant, ...] = (
            """{"start": round(w["start"], 3), "end": round(w["start"], 3), "conf": round(w["conf"], 4), "text": w["text"],""",
            ("tests/app/test_transcript.py::test_export_from_the_menu",)),
     Mutant("app: Try the sample queues nothing", "app/main_window.py",
-           "self.enqueue([str(SAMPLE)])", "self.enqueue([])",
+           "self.enqueue([sample])", "self.enqueue([])",
            ("tests/app/test_first_run.py::test_an_empty_library_shows_where_to_start",)),
 )
 

@@ -25,6 +25,10 @@ import numpy as np
 import scipy.ndimage
 import scipy.signal
 
+# Run as a script (python tools/NAME.py) as well as a module: the repository goes on the path first.
+if str(Path(__file__).resolve().parents[1]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from engine.detect.audioset import AudioSetModel
 from engine.detect.classifier import (
     AUDIOSET_CLASSES,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.asr.base import ModelSpec
+from engine.cli.terminal import shown
 from engine.paths import default_db_path
 from engine.storage.store import Store
 from models.manager import ModelManager
@@ -67,7 +68,7 @@ def open_store(args: argparse.Namespace, *, writing: bool = False) -> Store:
 
 def interrupted_note(job: dict[str, Any]) -> str:
     """The line that tells a user an earlier ingest was stopped by a crash or a kill."""
-    return f"note: {Store.interrupted_note(job)}"
+    return f"note: {shown(Store.interrupted_note(job))}"
 
 
 def resolve_model(name: str | None) -> ModelSpec:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from engine.cli.common import open_store
+from engine.cli.terminal import shown
 from engine.errors import ParameterError
 from engine.importer import import_transcript, matching_audio
 
@@ -23,12 +24,12 @@ def run_import(args: argparse.Namespace) -> int:
     if args.audio and len(args.files) > 1:
         raise ParameterError("--audio goes with a single FILE; for several, put each recording next to its"
                              " transcript under the same name")
-    with open_store(args) as store:
+    with open_store(args, writing=True) as store:
         for name in args.files:
             audio = args.audio or (None if args.no_audio else matching_audio(name))
             rec_id = import_transcript(store, name, audio=audio)
             rec = store.recording(rec_id)
             stories = len(store.stories(rec_id))
             plays = f", plays {audio}" if audio else ", no audio"
-            print(f"imported {name}: {rec['word_count']} words, {stories} stories{plays} (recording {rec_id})")
+            print(shown(f"imported {name}: {rec['word_count']} words, {stories} stories{plays} (recording {rec_id})"))
     return 0

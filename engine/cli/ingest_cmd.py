@@ -13,6 +13,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 
 from engine import config
 from engine.cli.common import interrupted_note, non_negative_int, open_db_path, positive_int, resolve_model
+from engine.cli.terminal import shown
 from engine.errors import ParameterError
 from engine.ingest import FileOutcome, IngestJob
 from engine.ingest.cluster import SEND_MODES, parse_cluster
@@ -94,7 +95,7 @@ class _Reporter:
                 self._tasks[o.path] = self._progress.add_task(name, total=max(o.duration, 1e-6))
             elif not self.quiet:
                 self._started[o.path] = time.monotonic()
-                print(f"  started  {o.path} ({o.duration:.1f} s)", file=sys.stderr, flush=True)
+                print(shown(f"  started  {o.path} ({o.duration:.1f} s)"), file=sys.stderr, flush=True)
             return
         if self.totals.ended(o):
             self._batch()
@@ -122,12 +123,13 @@ class _Reporter:
                 pct = 100.0 * done / total if total else 0.0
                 elapsed = now - self._started.get(path, now)
                 eta = elapsed * (total - done) / done
-                print(f"  {pct:5.1f}%   {Path(path).name} ({done:.0f} of {total:.0f} s, about {eta:.0f} s left)",
+                print(shown(f"  {pct:5.1f}%   {Path(path).name} ({done:.0f} of {total:.0f} s, about {eta:.0f} s left)"),
                       file=sys.stderr, flush=True)
 
     def _print(self, line: str, force: bool = False) -> None:
         if self.quiet and not force:
             return
+        line = shown(line)
         if self._progress is not None:
             self._progress.console.print(line, highlight=False, markup=False)
         else:

@@ -6,12 +6,11 @@ import argparse
 import datetime as dt
 import json
 import sys
-from pathlib import Path
 
 from engine.cli.common import open_store
+from engine.cli.terminal import shown
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
-from engine.errors import EarshotError
-from engine.export import FORMATS, export_transcript
+from engine.export import FORMATS, export_transcript, write_export
 from engine.timefmt import clock
 
 
@@ -52,7 +51,7 @@ def run_list(args: argparse.Namespace) -> int:
     for r in rows:
         when = dt.datetime.fromtimestamp(r["ingested_at"]).strftime("%Y-%m-%d %H:%M")
         model, length = f"{r['engine']}/{r['model']}", clock(r["duration"], decimals=2)
-        print(f"{r['id']:>4}  {length:>10}  {r['word_count']:>7}  {model:<28.28}  {when:<16}  {r['name']}")
+        print(f"{r['id']:>4}  {length:>10}  {r['word_count']:>7}  {model:<28.28}  {when:<16}  {shown(r['name'])}")
     return 0
 
 
@@ -64,7 +63,7 @@ def run_show(args: argparse.Namespace) -> int:
         events = store.events(rec["id"]) if args.events else []
         stories = store.stories(rec["id"]) if args.stories else []
         entities = store.entities(rec["id"]) if args.entities else []
-    print(f"{rec['name']}  ({rec['path']})")
+    print(shown(f"{rec['name']}  ({rec['path']})"))
     print(f"duration {clock(rec['duration'], decimals=2)}, {rec['word_count']} words, {rec['engine']}/{rec['model']}")
     if args.events or args.stories or args.entities:
         _show_annotations(args, words, events, stories, entities)
@@ -109,15 +108,8 @@ def run_export(args: argparse.Namespace) -> int:
         rec = store.recording(args.recording)
         text = export_transcript(args.format, rec, store.words(rec["id"]), store.segments(rec["id"]))
     if args.output:
-        out = Path(args.output)
-        tmp = out.with_name(out.name + ".part")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(out)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise EarshotError(f"{out}: cannot write: {exc.strerror or exc}") from None
-        print(f"wrote {out}", file=sys.stderr)
+        write_export(args.output, text, index_path=store.path)
+        print(shown(f"wrote {args.output}"), file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -126,5 +118,5 @@ def run_export(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     with open_store(args, writing=True) as store:
         rec = store.remove_recording(args.recording)
-    print(f"removed {rec['name']} (id {rec['id']}) from the index")
+    print(shown(f"removed {rec['name']} (id {rec['id']}) from the index"))
     return 0

@@ -9,12 +9,16 @@ gave wrong; :func:`main` turns it into one line on stderr and exit code 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
+from engine.cli.terminal import shown
 from engine.errors import EarshotError
 from engine.logs import setup_logging
 
@@ -55,6 +59,37 @@ def build_parser() -> argparse.ArgumentParser:
 #: Exit code when the reader of standard output went away (as a shell reports SIGPIPE: 128 + 13).
 EXIT_BROKEN_PIPE = 141
 
+#: Signals that stop a command the way Ctrl+C does: a service manager's or ``kill``'s SIGTERM, and
+#: SIGHUP from a closed terminal. Their default action ends the process on the spot, leaving an
+#: ingest's job "running" and its workers behind.
+STOP_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal, raised where Ctrl+C's KeyboardInterrupt would be so the same clean-up runs."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, _frame: object) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise :class:`Stopped`; the previous handlers come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _raise_stopped) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return the process exit code.
@@ -67,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="surrogateescape")
     try:
         try:
-            code = _run(argv)
+            with _stop_signals_interrupt():
+                code = _run(argv)
         except SystemExit as exc:  # argparse after --help or a usage error: its output still needs flushing here
             code = _exit_code(exc)
         sys.stdout.flush()
@@ -92,7 +128,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        print(f"earshot: error: {exc}", file=sys.stderr)
+        print(f"earshot: error: {shown(exc)}", file=sys.stderr)
         return 2
 
     setup_logging(verbose=args.verbose)
@@ -103,8 +139,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return int(args.func(args) or 0)
     except EarshotError as exc:
         log.debug("command failed", exc_info=True)
-        print(f"earshot: error: {exc}", file=sys.stderr)
+        print(f"earshot: error: {shown(exc)}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print("earshot: interrupted", file=sys.stderr)
-        return 130
+        return 128 + (exc.signum if isinstance(exc, Stopped) else signal.SIGINT)

@@ -29,6 +29,10 @@ ANCHOR_TIME_WINDOW = 30.0
 #: whole, exactly as sclite aligns one utterance.
 MAX_DP_WORDS = 600
 
+#: Longest word a transcript file may hold, characters: a longer "word" is a damaged file or
+#: not a transcript, and spelling it out letter by letter would take the aligner minutes.
+MAX_WORD_CHARS = 100
+
 #: Phonetic alignment costs (units: one phone inserted or deleted = 1).
 PHONE_INDEL = 1.0
 #: Word boundary inserted or deleted: cheap, so a word may split in two

@@ -9,6 +9,7 @@ See :mod:`engine.importer.captions` for the formats.
 """
 
 from engine.importer.captions import FORMATS, Captions, Cue, read_captions
-from engine.importer.save import import_transcript, matching_audio
+from engine.importer.save import attach_audio, has_audio, import_transcript, matching_audio
 
-__all__ = ["FORMATS", "Captions", "Cue", "import_transcript", "matching_audio", "read_captions"]
+__all__ = ["FORMATS", "Captions", "Cue", "attach_audio", "has_audio", "import_transcript", "matching_audio",
+           "read_captions"]

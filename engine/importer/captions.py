@@ -19,11 +19,13 @@ and the last ends with it (an SRT written back from the cues has the same times)
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import ParameterError
+from engine.errors import ParameterError, file_access_reason
 from engine.segment.text import txt3_row, txt3_time
+from engine.timefmt import clock
 
 FORMATS = ("srt", "vtt", "txt", "txt3")
 
@@ -33,6 +35,12 @@ _TAG = re.compile(r"<[^>]*>")
 _TIMED_LINE = re.compile(r"^\s*\[?(?P<t>(?:\d+:)?\d{1,2}:\d{2}(?:[.,]\d+)?)\]?\s+(?P<text>\S.*)$")
 #: Seconds a word of the last line of a timed-text file is assumed to last.
 LAST_LINE_SECONDS_PER_WORD = 0.4
+#: Latest time a caption may give, hours (a recording is never this long; longer digit runs are damage).
+MAX_CAPTION_HOURS = 10_000
+#: Most words one cue may hold; a file that lost its line breaks becomes one giant cue.
+MAX_CUE_WORDS = 5_000
+#: Characters of a bad line quoted in an error.
+_QUOTED_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -64,24 +72,48 @@ def read_captions(path: str | Path) -> Captions:
         raise ParameterError(f"{path}: unknown transcript format {path.suffix or '(no suffix)'!r};"
                              f" expected one of {', '.join('.' + f for f in FORMATS)}")
     try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
+        kind = path.stat().st_mode
+        if stat.S_ISREG(kind):  # a device or a pipe (a link to /dev/zero, say) would be read for ever
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
-        raise ParameterError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise ParameterError(f"{path}: {file_access_reason(exc, 'read')}") from None
+    if stat.S_ISDIR(kind):
+        raise ParameterError(f"{path}: is a folder, not a file")
+    if not stat.S_ISREG(kind):
+        raise ParameterError(f"{path}: not a regular file (a device, pipe or socket); give a caption file")
     reader = {"srt": _subtitles, "vtt": _subtitles, "txt": _timed_text, "txt3": _txt3}[fmt]
     caps = reader(path, text.splitlines())
     caps.format = fmt
     if not caps.cues:
         raise ParameterError(f"{path}: no timed text found")
+    for cue in caps.cues:
+        if len(cue.text.split()) > MAX_CUE_WORDS:
+            raise ParameterError(f"{path}: the cue at {clock(cue.start)} holds {len(cue.text.split())} words, more than"
+                                 f" {MAX_CUE_WORDS}; has the file lost its line breaks?")
     return caps
 
 
 def parse_time(stamp: str) -> float:
-    """Seconds of ``[h:]mm:ss[.,fff]``."""
+    """Seconds of ``[h:]mm:ss[.,fff]``.
+
+    Raises ValueError, saying why, for a time past ``MAX_CAPTION_HOURS``.
+    """
     parts = stamp.replace(",", ".").split(":")
+    if any(len(p) > 9 for p in parts[:-1]) or len(parts[-1].partition(".")[0]) > 9:
+        raise ValueError(f"a time past {MAX_CAPTION_HOURS} hours")
     seconds = float(parts[-1])
     minutes = int(parts[-2]) if len(parts) > 1 else 0
     hours = int(parts[-3]) if len(parts) > 2 else 0
-    return hours * 3600 + minutes * 60 + seconds
+    total = hours * 3600 + minutes * 60 + seconds
+    if total > MAX_CAPTION_HOURS * 3600:
+        raise ValueError(f"a time past {MAX_CAPTION_HOURS} hours")
+    return total
+
+
+def _quoted(line: str) -> str:
+    """A bad line as an error quotes it: stripped, and cut short (a damaged file may hold megabytes on one line)."""
+    text = line.strip()
+    return repr(text if len(text) <= _QUOTED_CHARS else text[:_QUOTED_CHARS] + "…")
 
 
 def _subtitles(path: Path, lines: list[str]) -> Captions:
@@ -108,14 +140,17 @@ def _cue(path: Path, block: list[tuple[int, str]]) -> Cue | None:
         m = _ARROW.match(line)
         if m is None:
             continue
-        start, end = parse_time(m["a"]), parse_time(m["b"])
+        try:
+            start, end = parse_time(m["a"]), parse_time(m["b"])
+        except ValueError as exc:
+            raise ParameterError(f"{path}:{number}: cannot read the cue times {_quoted(line)}: {exc}") from None
         if end < start:
             raise ParameterError(f"{path}:{number}: cue ends ({m['b']}) before it starts ({m['a']})")
         text = " ".join(_TAG.sub("", t).strip() for _, t in block[k + 1 :])
         return Cue(start, end, " ".join(text.split())) if text.strip() else None
     if "-->" in "".join(line for _, line in block):
         number, line = next((n, t) for n, t in block if "-->" in t)
-        raise ParameterError(f"{path}:{number}: cannot read the cue times {line.strip()!r}")
+        raise ParameterError(f"{path}:{number}: cannot read the cue times {_quoted(line)}")
     return None
 
 
@@ -127,8 +162,11 @@ def _timed_text(path: Path, lines: list[str]) -> Captions:
             continue
         m = _TIMED_LINE.match(line)
         if m is None:
-            raise ParameterError(f"{path}:{number}: expected a line like '[00:01:02.5] text', got {line.strip()[:40]!r}")
-        rows.append((parse_time(m["t"]), " ".join(m["text"].split())))
+            raise ParameterError(f"{path}:{number}: expected a line like '[00:01:02.5] text', got {_quoted(line)}")
+        try:
+            rows.append((parse_time(m["t"]), " ".join(m["text"].split())))
+        except ValueError as exc:
+            raise ParameterError(f"{path}:{number}: cannot read the time {_quoted(m['t'])}: {exc}") from None
     rows.sort(key=lambda r: r[0])
     cues = []
     for k, (start, text) in enumerate(rows):

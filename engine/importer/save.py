@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from pathlib import Path
+from typing import Any
 
 from engine.audio.decode import probe
 from engine.errors import ParameterError
@@ -14,6 +15,13 @@ from engine.storage.store import NewRecording, Store, StoryRow, WordRow
 
 #: Recorded as the recording's engine, so the library tells imported transcripts apart.
 IMPORT_ENGINE = "import"
+#: Recorded as the codec of a transcript imported without its recording: nothing to play.
+NO_AUDIO_CODEC = "none"
+
+
+def has_audio(recording: dict[str, Any]) -> bool:
+    """False for a transcript imported without its recording (its path is the caption file)."""
+    return recording.get("codec") != NO_AUDIO_CODEC
 
 
 def caption_words(caps: Captions) -> tuple[list[WordRow], list[tuple[int, int]], list[StoryRow]]:
@@ -79,9 +87,25 @@ def import_transcript(store: Store, path: str | Path, *, audio: str | Path | Non
         sr, channels, codec, container = info.sample_rate, info.channels, info.codec, info.container
     else:
         target, size = str(path.resolve()), path.stat().st_size
-        duration, sr, channels, codec, container = words[-1].end, 0, 0, "none", caps.format
+        duration, sr, channels, codec, container = words[-1].end, 0, 0, NO_AUDIO_CODEC, caps.format
     return store.save_recording(NewRecording(
         path=target, name=Path(target).name, content_hash=digest, size_bytes=size, duration=duration,
         sample_rate=sr, channels=channels, codec=codec, container=container, engine=IMPORT_ENGINE,
         model=f"{caps.format} captions", language="", words=words, segments=segments, stories=stories,
     ), then=lambda rec_id: index_passages(store, rec_id))
+
+
+def attach_audio(store: Store, recording_id: int, audio: str | Path) -> int:
+    """Give a transcript imported without audio its recording: import its caption file again with
+    ``audio``, in place of the audio-less one, in one transaction; return the new recording's id.
+
+    Raises ParameterError when the recording already has audio, or when its caption file or the
+    audio cannot be read (AudioError).
+    """
+    rec = store.recording(recording_id)
+    if has_audio(rec):
+        raise ParameterError(f"{rec['name']}: already plays {rec['path']}")
+    with store.atomic():
+        new_id = import_transcript(store, rec["path"], audio=audio)
+        store.remove_recording(recording_id)
+    return new_id

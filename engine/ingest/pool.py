@@ -122,8 +122,12 @@ class WorkerPool:
         self._workers: dict[int, _Worker] = {}
         self._next_wid = 0
         self._closed = False
-        for _ in range(n):
-            self._spawn()
+        try:
+            for _ in range(n):
+                self._spawn()
+        except BaseException:  # Ctrl+C or a stop signal while starting: no worker may outlive this
+            self.close(kill=True)
+            raise
 
     def _spawn(self) -> _Worker:
         wid = self._next_wid

@@ -23,11 +23,21 @@ from typing import Any, TypeVar
 
 import sqlite_utils
 
-from engine.errors import IndexDamaged, IndexFull, IndexReadOnly, NotFoundError, StorageError
+from engine.errors import (
+    IndexDamaged,
+    IndexFull,
+    IndexReadOnly,
+    IndexTooNew,
+    NotAnIndex,
+    NotFoundError,
+    StorageError,
+)
 from engine.paths import cache_dir
 from engine.storage.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
+#: ``PRAGMA application_id`` of an Earshot index: "Ears" in ASCII, so ``file`` and other tools can tell it apart.
+APPLICATION_ID = 0x45617273
 
 
 @dataclass(frozen=True)
@@ -188,6 +198,7 @@ class Store:
             if readonly:
                 self.db = sqlite_utils.Database(_connect_read_only(self.path))
                 self._check_integrity()
+                self._check_identity(writing=False)
                 return
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -197,10 +208,12 @@ class Store:
             conn.execute("PRAGMA busy_timeout = 30000")
             self.db = sqlite_utils.Database(conn)
             self._check_integrity()
+            self._check_identity(writing=True)  # before WAL mode or a migration changes the file
             if self.path != ":memory:":
                 self.db.enable_wal()
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+            self._stamp_identity()
         except sqlite3.Error as exc:
             raise storage_error(self.path, exc, "cannot open the index") from None
         except OSError as exc:
@@ -229,6 +242,32 @@ class Store:
             raise IndexDamaged(f"{self.path}: {DAMAGED}: {'; '.join(problems)}")
         if stamp is not None:
             _remember_checked(*stamp)
+
+    def _check_identity(self, *, writing: bool) -> None:
+        """Refuse another program's database, and writes to an index a newer Earshot wrote.
+
+        An index carries ``APPLICATION_ID`` and its schema version as ``user_version``; one made
+        before those were stamped is known by its ``migrations`` table. An empty file is a new index.
+        """
+        app_id = int(self.conn.execute("PRAGMA application_id").fetchone()[0])
+        tables = {str(r[0]) for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        applied = self._applied_migrations() if "migrations" in tables else []
+        # A lone migrations table: a first open stopped before its first migration committed.
+        if app_id != APPLICATION_ID and (app_id != 0 or (tables - {"migrations"} and MIGRATIONS[0][0] not in applied)):
+            raise NotAnIndex(f"{self.path}: {NOT_AN_INDEX}")
+        version = max(int(self.conn.execute("PRAGMA user_version").fetchone()[0]), len(applied))
+        if writing and (version > SCHEMA_VERSION or not set(applied) <= {name for name, _ in MIGRATIONS}):
+            raise IndexTooNew(f"{self.path}: {TOO_NEW.format(version=version, known=SCHEMA_VERSION)}")
+
+    def _applied_migrations(self) -> list[str]:
+        return [str(r[0]) for r in self.conn.execute("SELECT name FROM migrations")]
+
+    def _stamp_identity(self) -> None:
+        if int(self.conn.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION:
+            return
+        with self.atomic():
+            self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _quick_check(self) -> list[str]:
         return [str(r[0]) for r in self.conn.execute("PRAGMA quick_check(3)").fetchall()]
@@ -557,6 +596,38 @@ class Store:
             for r in self.db.query("SELECT * FROM segments WHERE recording_id = ? ORDER BY idx", [rec_id])
         ]
 
+    def filtered_spans(self, *, event_type: str | None = None, entity: str | None = None,
+                       recording_id: int | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """What a search filter alone picks out, in recording-name and time order, at most ``limit``.
+
+        An ``entity`` (case-insensitive): its mentions (near an ``event_type`` event, if one is given);
+        else an ``event_type``: its events; else a ``recording_id`` alone: the recording's stories. Each
+        row: recording_id, name, path, start, end (s), kind, label, first_word, last_word (-1: none).
+        """
+        where = " AND x.recording_id = ?" if recording_id is not None else ""
+        params: list[Any] = [recording_id] if recording_id is not None else []
+        if entity:
+            near = ""
+            if event_type:
+                near = (" AND EXISTS (SELECT 1 FROM events e WHERE e.recording_id = x.recording_id AND e.type = ?"
+                        " AND e.start <= x.end AND e.end >= x.start)")
+            sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, x.type AS kind, x.text AS label,"
+                   " x.first_word, x.last_word FROM entities x JOIN recordings r ON r.id = x.recording_id"
+                   f" WHERE lower(x.text) = lower(?){where}{near}")
+            params = [entity, *params, *([event_type] if event_type else [])]
+        elif event_type:
+            sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, x.type AS kind, x.type AS label,"
+                   " -1 AS first_word, -1 AS last_word FROM events x JOIN recordings r ON r.id = x.recording_id"
+                   f" WHERE x.type = ?{where}")
+            params = [event_type, *params]
+        elif recording_id is not None:
+            sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, 'story' AS kind,"
+                   " 'Story ' || (x.idx + 1) AS label, x.first_word, x.last_word"
+                   f" FROM stories x JOIN recordings r ON r.id = x.recording_id WHERE 1 = 1{where}")
+        else:
+            return []
+        return [dict(r) for r in self.db.query(sql + " ORDER BY r.name, x.start LIMIT ?", [*params, limit])]
+
     def counts(self) -> dict[str, int]:
         tables = ("recordings", "words", "segments", "events", "stories", "entities", "passages", "jobs")
         return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
@@ -565,6 +636,10 @@ class Store:
 #: What a user is told to do about each kind of storage fault.
 READ_ONLY = "the index is read-only (the file, its folder or its disk does not allow writing); it can be read but not changed"
 FULL = "the disk holding the index is full; free some space and run the command again"
+NOT_AN_INDEX = ("not an Earshot index (a database of another program); it was left as it was;"
+                " give --db a new file name or an Earshot index")
+TOO_NEW = ("written by a newer version of Earshot (schema {version}; this version knows {known});"
+           " it can be read but not changed: update Earshot to change it")
 DAMAGED = ("the index is damaged; move the file away (or restore a backup) and ingest the recordings again,"
            " or try 'sqlite3 FILE .recover'")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from app import colours, transcript_text
@@ -46,6 +46,35 @@ def test_a_dark_palette_gets_the_dark_shades(qtbot, make_window, tmp_path):
         window = make_window(tmp_path / "lib.sqlite")
         assert colours.current() is colours.DARK
         assert colours.DARK.low_confidence[-1][1] in window.view.transcript.legend.text()
+    finally:
+        app.setPalette(old)
+        colours.use_dark(False)
+
+
+def _drawn_colour(icon: QIcon) -> str:
+    """The mean colour of an icon's opaque pixels, as #rrggbb."""
+    image = icon.pixmap(16, 16).toImage()
+    pixels = [image.pixelColor(x, y) for x in range(image.width()) for y in range(image.height())]
+    opaque = [c for c in pixels if c.alpha() > 200]
+    assert opaque, "the icon draws nothing"
+    mean = [round(sum(getattr(c, part)() for c in opaque) / len(opaque)) for part in ("red", "green", "blue")]
+    return "#{:02x}{:02x}{:02x}".format(*mean)
+
+
+def test_the_players_icons_stand_out_on_a_dark_palette(qtbot, make_window, tmp_path):
+    app = QApplication.instance()
+    old = app.palette()
+    dark = QPalette(old)
+    for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.Button, "#2b2b2b"),
+                         (QPalette.ColorRole.Base, "#2b2b2b"), (QPalette.ColorRole.ButtonText, "#eeeeee"),
+                         (QPalette.ColorRole.WindowText, "#eeeeee"), (QPalette.ColorRole.Text, "#eeeeee")):
+        dark.setColor(role, QColor(colour))
+    app.setPalette(dark)
+    try:
+        bar = make_window(tmp_path / "lib.sqlite").view.player_bar
+        for button in (bar.back_button, bar.play_button, bar.forward_button):
+            drawn = _drawn_colour(button.icon())
+            assert colours.contrast(drawn, "#2b2b2b") >= 3.0, (button.accessibleName(), drawn)  # WCAG non-text
     finally:
         app.setPalette(old)
         colours.use_dark(False)

@@ -8,7 +8,8 @@ import pytest
 from PySide6.QtCore import QRect
 
 from engine.jobs import JobState
-from engine.selftest import SAMPLE
+from engine.paths import data_dir
+from engine.selftest import SAMPLE_NAME
 
 pytestmark = pytest.mark.gui
 
@@ -22,9 +23,14 @@ def test_an_empty_library_shows_where_to_start(qtbot, make_window, tmp_path: Pat
     panel.empty.sample_button.click()
     qtbot.waitUntil(lambda: window.library.rowCount() == 1, timeout=20_000)  # the pool runs the ingest at once
     queued = window.ingest_panel.model.row_at(0)
-    assert (queued.path, queued.state) == (str(SAMPLE), JobState.DONE), queued
-    assert window.library.row_at(0).path == str(SAMPLE)
+    sample = str(data_dir() / "samples" / SAMPLE_NAME)
+    assert (queued.path, queued.state) == (sample, JobState.DONE), queued
+    row = window.library.row_at(0)
+    assert (row.path, row.name) == (sample, "Earshot sample - two news stories.flac")  # not "selftest.flac"
     assert panel.pages.currentWidget() is panel.table
+    qtbot.waitUntil(lambda: window.view.detail is not None)  # opened once transcribed
+    qtbot.waitUntil(lambda: window.library.row_at(0).recording_id is not None)
+    assert window.view.recording_id == window.library.row_at(0).recording_id
 
 
 def test_a_library_with_recordings_shows_the_table(qtbot, make_window, library: Path) -> None:
@@ -59,3 +65,16 @@ def test_model_advice_opens_settings_at_the_models(qtbot, make_window, tmp_path:
     assert dialog is not None and dialog.isVisible()
     assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Speech models"
     dialog.close()
+
+
+def test_the_evaluation_window_opens_inside_the_screen(qtbot, make_window, tmp_path: Path) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    evaluation = window.open_evaluation()
+    qtbot.waitExposed(evaluation)
+    room: QRect = evaluation.screen().availableGeometry()
+    least = evaluation.minimumSizeHint()
+    assert room.width() < 1100 or room.height() < 720, "the test screen must be smaller than the window wants"
+    assert evaluation.width() <= max(room.width(), least.width())
+    assert evaluation.height() <= max(room.height(), least.height())
+    assert room.contains(evaluation.frameGeometry().topLeft())
+    evaluation.close()

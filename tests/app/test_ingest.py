@@ -170,3 +170,17 @@ def test_a_cluster_ingest_from_the_app(qtbot, make_window, tmp_path: Path, one_s
     qtbot.waitUntil(lambda: window.library.rowCount() == 1 and window.library.row_at(0).recording_id is not None)
     with Store(tmp_path / "lib.sqlite") as store:
         assert store.counts()["words"] > 10
+
+
+def test_the_queue_shows_whole_rows_and_follows_the_running_file(qtbot, make_window, tmp_path: Path) -> None:
+    window = make_window(tmp_path / "lib.sqlite")
+    panel = window.ingest_panel
+    table = panel.table
+    shown = table.viewport().height() / table.verticalHeader().defaultSectionSize()
+    assert shown >= 4, shown  # whole rows, not two and a half
+    paths = [str(tmp_path / f"talk-{k:02d}.wav") for k in range(40)]
+    for path in paths:  # what the controller reports for a big batch
+        window.ingest.file_changed.emit(FileStatus(path, JobState.QUEUED))
+    window.ingest.file_changed.emit(FileStatus(paths[33], JobState.RUNNING))
+    running = panel.model.index(panel.model.row_of(paths[33]), 0)
+    qtbot.waitUntil(lambda: table.viewport().rect().contains(table.visualRect(running).center()))

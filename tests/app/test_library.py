@@ -8,7 +8,9 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.ingest_controller import FileStatus
 from app.main_window import MainWindow, run_gui
+from engine.jobs import JobState
 from engine.storage.store import NewRecording, Store, WordRow
 
 pytestmark = pytest.mark.gui
@@ -145,3 +147,71 @@ def test_an_index_that_cannot_be_opened_is_reported(tmp_path: Path, capsys) -> N
     reason = f"{bad}: cannot open the index: file is not a database"
     assert capsys.readouterr().err.strip() == f"earshot: error: {reason}"
     assert shown == [f"Earshot cannot start.\n\n{reason}"]
+
+
+def test_cancelling_transcribe_again_keeps_the_recording_in_recordings(qtbot, make_window, db: Path) -> None:
+    window = make_window(db)
+    path = "/r/council-meeting.wav"
+    with Store(db) as store:  # what the ingest records when the re-transcription is cancelled
+        store.finish_job(store.start_job("ingest", path), "cancelled", "cancelled")
+    for state in (JobState.RUNNING, JobState.CANCELLED):  # what the ingest queue reports on the way
+        window.ingest.file_changed.emit(FileStatus(path, state, "cancelled" if state is JobState.CANCELLED else ""))
+    window.refresh()
+    assert "council-meeting.wav" in _names(window)
+    row = _names(window).index("council-meeting.wav")
+    assert window.library_panel.proxy.index(row, window.library.STATUS_COLUMN).data() == "done"
+    window.library_panel.status_filter.setCurrentText("Problems")
+    assert _names(window) == ["broken.mp3"]
+    window.close()
+    again = make_window(db)  # and after a restart
+    assert "council-meeting.wav" in _names(again)
+
+
+def test_counts_read_in_the_singular_and_short_audio_in_seconds(qtbot, make_window, tmp_path: Path) -> None:
+    db = tmp_path / "one.sqlite"
+    with Store(db) as store:
+        _add(store, "jingle.wav", 21.0)
+    window = make_window(db)
+    assert window.library_panel.status.text().startswith("1 recording, 21 s of audio, indexed in ")
+    assert window.library_status.text() == "1 recording · 21 s"
+    window.view.open(window.library.row_at(0).recording_id)
+    assert window.view.transcript.title.text() == "jingle.wav — 2 words, 0 stories"
+
+
+def test_a_failed_rows_status_tooltip_gives_the_whole_reason(make_window, db: Path) -> None:
+    window = make_window(db)
+    window.library_panel.status_filter.setCurrentText("Problems")
+    tip = window.library_panel.proxy.index(0, window.library.STATUS_COLUMN).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "failed: corrupt audio data: invalid frame"
+
+
+def test_help_about_says_what_and_where(make_window, db: Path) -> None:
+    import engine
+
+    window = make_window(db)
+    action = next(a for a in window.actions_by_menu["&Help"] if a.text() == "&About Earshot")
+    action.trigger()
+    box = window.about_box
+    assert box is not None and box.isVisible()
+    assert box.text().startswith(f"Earshot {engine.__version__}\n")
+    assert f"Index: {db}" in box.text()
+    box.close()
+
+
+def test_the_version_is_the_one_pyproject_gives() -> None:
+    import tomllib
+
+    import engine
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert engine.__version__ == pyproject["project"]["version"]
+
+
+def test_column_titles_are_never_cut(make_window, db: Path) -> None:
+    window = make_window(db)
+    header = window.library_panel.table.horizontalHeader()
+    model = window.library_panel.table.model()
+    for column in range(1, model.columnCount()):
+        title = model.headerData(column, Qt.Orientation.Horizontal)
+        room = 20  # the header's margins and the sort arrow
+        assert header.sectionSize(column) >= header.fontMetrics().horizontalAdvance(title) + room, title

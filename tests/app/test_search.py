@@ -142,3 +142,70 @@ def test_enter_keeps_the_unfinished_word_and_a_space_ends_it(qtbot, make_window,
         qtbot.keyClick(panel.query, Qt.Key.Key_Return)
     assert panel.model.hits  # Enter searches what is typed, completions included
     assert _search(qtbot, window, "okaf ") == []  # a space ends the word
+
+
+def test_did_you_mean_is_a_button_that_searches_for_the_word(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    panel = window.search_panel
+    assert _search(qtbot, window, "okafr ") == []
+    assert panel.did_you_mean.isVisible() and panel.did_you_mean.text() == "Search for “okafor” instead"
+    with qtbot.waitSignal(panel.searched):
+        qtbot.mouseClick(panel.did_you_mean, Qt.MouseButton.LeftButton)
+    assert panel.query.text() == "okafor"
+    assert panel.model.hits and not panel.did_you_mean.isVisible()
+
+
+def test_no_passages_says_which_filters_narrowed_the_search(qtbot, make_window, two_recordings: Path) -> None:
+    window = make_window(two_recordings)
+    panel = window.search_panel
+    panel.recording_filter.setCurrentIndex(panel.recording_filter.findText("morning-news.wav"))
+    panel.event_filter.setCurrentIndex(panel.event_filter.findText("music"))
+    assert _search(qtbot, window, "bridge") == []
+    assert panel.status.text() == ("No passages for “bridge” near music, in morning-news.wav"
+                                   " (set the filters to Any to search everything)")
+
+
+def test_a_quoted_phrase_is_shown_in_one_pair_of_quotes(qtbot, make_window, library: Path) -> None:
+    window = make_window(library)
+    hits = _search(qtbot, window, '"harbour bridge"')
+    assert window.search_panel.status.text().startswith(f"{len(hits)} passage")
+    assert "for “harbour bridge”" in window.search_panel.status.text()
+
+
+def test_around_it_lists_notable_events_never_speech_or_noise(qtbot) -> None:
+    from app.search_panel import SearchResultsModel
+    from engine.library import SearchHit, Span
+
+    around = [Span(38.0, 41.0, "speech", "speech"), Span(39.5, 40.0, "noise", "noise"),
+              Span(47.0, 52.0, "applause", "applause 5 s"), Span(20.0, 30.0, "music", "music 10 s")]
+    model = SearchResultsModel()
+    model.set_hits([SearchHit(1, "news.wav", "/r/news.wav", 35.0, 45.0, 40.0, "a <b>hit</b>", 1.0, tuple(around))])
+    assert model.index(0, 3).data() == "applause +7 s, music −20 s"
+
+
+def test_a_filter_alone_lists_what_it_picks_out(qtbot, make_window, two_recordings: Path) -> None:
+    window = make_window(two_recordings)
+    panel = window.search_panel
+    with qtbot.waitSignal(panel.searched):
+        panel.event_filter.setCurrentIndex(panel.event_filter.findText("music"))
+    hits = panel.model.hits
+    assert hits and all(h.events[0].kind == "music" and h.hot_spot == h.events[0].start for h in hits)
+    assert panel.status.text() == f"{len(hits)} passages near music; type to search inside them"
+    panel.event_filter.setCurrentIndex(0)
+    with qtbot.waitSignal(panel.searched):
+        panel.entity_filter.setCurrentIndex(panel.entity_filter.findText("Harbour Bridge"))
+    hits = panel.model.hits
+    assert hits and {h.recording for h in hits} == {"evening-news.wav"}
+    assert all("<b>" in h.snippet and h.matched for h in hits)
+    assert "harbour" in hits[0].snippet.lower()
+    with qtbot.waitSignal(panel.searched):
+        qtbot.keyClicks(panel.query, "bridge")  # a query then searches inside the filter
+    assert [h.recording for h in panel.model.hits] == ["evening-news.wav"]
+
+
+def test_a_recording_filter_alone_lists_its_stories(two_recordings: Path) -> None:
+    with Store(two_recordings) as store:
+        reader = LibraryReader(store)
+        hits = reader.browse(SearchFilters(recording_id=1))
+        stories = store.stories(1)
+    assert [(h.start, h.events[0].label) for h in hits] == [(s["start"], f"Story {s['idx'] + 1}") for s in stories]

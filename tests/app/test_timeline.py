@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from app.timeline_view import LABEL_WIDTH, RULER_HEIGHT
+from app.timeline_view import LABEL_WIDTH, LANE_HEIGHT, RULER_HEIGHT, WAVE_HEIGHT
 from engine.audio.waveform import BINS_PER_SECOND, envelope_cache_path
 from tests.app.gui_helpers import open_recording, wait_loaded
 
@@ -26,7 +26,7 @@ def test_waveform_and_lanes(make_window, qtbot, library: Path, broadcast) -> Non
     assert lanes["Stories"] == 2
     assert lanes["Music"] == sum(1 for e in broadcast.truth.events if e.type == "music")
     assert lanes["Entities"] == 6
-    assert list(lanes) == ["Stories", "Applause", "Laughter", "Music", "Speech rate", "X-duration", "Entities"]
+    assert list(lanes) == ["Stories", "Applause", "Laughter", "Music", "Speech rate", "Untranscribed", "Entities"]
     # Speech is louder than the music beds between the stories.
     story = broadcast.truth.stories[0]
     loud = np.abs(canvas.envelope[int(story.start * BINS_PER_SECOND): int(story.end * BINS_PER_SECOND)]).max()
@@ -89,3 +89,18 @@ def test_envelope_columns(start: float, span: float, width: int, expected_max: l
     cols = columns(envelope, start, span, width)
     assert np.rint(cols[:, 1] * 32768).astype(int).tolist() == expected_max
     assert np.array_equal(cols[:, 0], -cols[:, 1])
+
+
+@pytest.mark.parametrize("lane_name", ["Stories", "Entities", "Music"])
+def test_a_click_on_an_item_plays_it_from_its_start(make_window, qtbot, library: Path, lane_name: str) -> None:
+    window = make_window(library)
+    open_recording(qtbot, window)
+    wait_loaded(qtbot, window)
+    canvas = window.view.timeline.canvas
+    k = next(i for i, lane in enumerate(canvas.lanes) if lane.name == lane_name)
+    item = max(canvas.lanes[k].spans, key=lambda s: s.end - s.start)
+    x = round(canvas.x_of((item.start + item.end) / 2))  # the middle of the item, not its start
+    assert canvas.time_at(x) - item.start > 0.5
+    y = RULER_HEIGHT + WAVE_HEIGHT + k * LANE_HEIGHT + LANE_HEIGHT // 2
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+    assert window.player.media.position() / 1000 == pytest.approx(item.start, abs=0.05)

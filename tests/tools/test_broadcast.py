@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -305,3 +307,12 @@ def test_clip_events_are_where_the_clip_energy_is(clip_broadcast):
         n = min(len(x), len(clip) - round(broadcast.CLIP_CROSSFADE_SECONDS * sr))
         correlation = np.dot(x[:n], clip[:n]) / (np.linalg.norm(x[:n]) * np.linalg.norm(clip[:n]))
         assert correlation > 0.99, e
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["broadcast.py", "demo.py", "train_detectors.py"])
+def test_a_tool_runs_as_a_script_from_any_folder(script: str, tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "tools" / script), "--help"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("usage:"), run.stdout

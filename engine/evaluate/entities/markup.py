@@ -135,8 +135,15 @@ class MarkupReader:
             self.add_words(lexemes, where(lo), times)
 
     def add_words(self, lexemes: list[str], where: tuple[int, int], times: tuple[float, float] | None = None) -> None:
-        """Append normalised words; ``where`` is the (line, column) of the text they came from."""
+        """Append normalised words; ``where`` is the (line, column) of the text they came from.
+
+        Raises MarkupError for a word longer than ``config.MAX_WORD_CHARS``.
+        """
         n = len(lexemes)
+        longest = max(lexemes, key=len) if n > 1 else lexemes[0] if n else ""
+        if len(longest) > config.MAX_WORD_CHARS:
+            raise MarkupError(self.source, *where, f"a word of {len(longest)} characters, more than"
+                                                   f" {config.MAX_WORD_CHARS}; is this a transcript?")
         if n == 1 and times is not None:
             self.words.append(lexemes[0])
             self.where.append(where)

@@ -116,6 +116,8 @@ def score(ref: Transcript, hyp: Transcript, *, align_mode: str = "phonetic", tol
     """
     if tolerance < 0:
         raise ParameterError(f"extent tolerance must be >= 0, got {tolerance}")
+    if not len(ref):  # every hypothesis word would be an insertion over zero words: no error rate exists
+        raise ParameterError(f"{ref.source}: the reference has no words; there is nothing to score against")
     if muc:
         tolerance = 0
     al = alignment if alignment is not None else align(ref, hyp, mode=align_mode)

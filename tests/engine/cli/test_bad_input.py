@@ -234,6 +234,58 @@ def test_ctrl_c_marks_the_running_file_cancelled_and_keeps_its_old_transcript(
     assert "interrupted" not in listing.stderr, listing.stderr
 
 
+def _workers(pid: int) -> list[int]:
+    """The recognition workers ``pid`` started (spawned children; multiprocessing's resource tracker, which
+    tidies up after its parent has gone, is not one)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"spawn_main" in command:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # ended, unreaped
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_during_ingest_is_treated_like_ctrl_c(tmp_path: Path, librivox: dict[Path, str],
+                                                           signum: int) -> None:
+    db = tmp_path / "lib.sqlite"
+    rec = tmp_path / "talk.wav"
+    subprocess.run(["sox", *[str(p) for p in librivox] * 6, str(rec)], check=True)
+    proc = subprocess.Popen([sys.executable, str(REPO / "main.py"), "--db", str(db), "ingest", "--workers", "1",
+                             str(rec)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    try:
+        workers: list[int] = []
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not (db.exists() and Store(db).jobs(status="running")):
+            time.sleep(0.2)
+        workers = _workers(proc.pid)
+        assert workers, "the ingest started no worker"
+        proc.send_signal(signum)  # a service manager's stop, or the terminal closing
+        _out, err = proc.communicate(timeout=60)
+        left = [pid for pid in workers if not _gone(pid)]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert "Traceback" not in err, err
+    assert proc.returncode == 128 + signum, err
+    assert err.strip().splitlines()[-1] == "earshot: interrupted"
+    assert left == []  # the workers ended with the command
+    assert [j["status"] for j in Store(db).jobs()] == ["cancelled"]
+
+
 def test_an_unknown_option_is_a_usage_error_not_the_desktop_app() -> None:
     proc = subprocess.run([sys.executable, str(REPO / "main.py"), "--bogus"], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -146,7 +149,19 @@ def test_with_audio_the_hit_plays_the_recording(tmp_path):
                                                       " '00:00:0x --> 00:00:01,000'"),
     ("a.vtt", "WEBVTT\n\n", "a.vtt: no timed text found"),
     ("a.txt", "hello there\n", "a.txt:1: expected a line like '[00:01:02.5] text', got 'hello there'"),
-], ids=["unknown-suffix", "backwards-cue", "bad-time", "empty-vtt", "untimed-text"])
+    ("a.srt", "1\n" + "9" * 5000 + ":00:01,000 --> 00:00:02,000\nhello\n",
+     "a.srt:2: cannot read the cue times '" + "9" * 40 + "…': a time past 10000 hours"),
+    ("a.srt", "1\n99999999999:00:01,000 --> 99999999999:00:02,000\nhello\n",
+     "a.srt:2: cannot read the cue times '99999999999:00:01,000 --> 99999999999:00…': a time past 10000 hours"),
+    ("a.vtt", "WEBVTT\n\n" + "1" * 400 + ":00:01.000 --> 00:02.000\nhello\n",
+     "a.vtt:3: cannot read the cue times '" + "1" * 40 + "…': a time past 10000 hours"),
+    ("a.txt", "[" + "7" * 5000 + ":00:01] hello\n", "a.txt:1: cannot read the time '" + "7" * 40 + "…':"
+                                                     " a time past 10000 hours"),
+    ("a.txt", "[10000:00:01] hello\n", "a.txt:1: cannot read the time '10000:00:01': a time past 10000 hours"),
+    ("a.srt", "1\n00:00:01,000 --> 00:00:04,000\n" + "word " * 5001 + "\n",
+     "a.srt: the cue at 0:01 holds 5001 words, more than 5000; has the file lost its line breaks?"),
+], ids=["unknown-suffix", "backwards-cue", "bad-time", "empty-vtt", "untimed-text", "srt-digit-run", "srt-huge-hours",
+        "vtt-digit-run", "timed-text-digit-run", "timed-text-past-the-limit", "a-giant-cue"])
 def test_bad_files_say_why_and_leave_the_index_alone(tmp_path, capsys, name, text, error):
     db = tmp_path / "lib.sqlite"
     good = _write(tmp_path, "good.srt", SRT)
@@ -160,3 +175,33 @@ def test_bad_files_say_why_and_leave_the_index_alone(tmp_path, capsys, name, tex
     assert capsys.readouterr().err.strip() == f"earshot: error: {tmp_path}/{error}"
     with Store(db) as store:
         assert [r["name"] for r in store.recordings()] == ["good.srt"]
+
+
+def test_a_link_to_a_device_or_pipe_is_refused_without_reading_it(tmp_path, capsys):
+    """A link to /dev/zero read for ever; a pipe stands in for it (a failing run then imports, never hangs)."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    link = tmp_path / "news.srt"
+    link.symlink_to(pipe)
+    stop = threading.Event()
+
+    def feed() -> None:  # a failing run reads the file twice (text, then its hash): keep feeding until told
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                pipe.write_text(SRT, encoding="utf-8")
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    db = tmp_path / "lib.sqlite"
+    try:
+        code = cli_main.main(["--db", str(db), "import", "--no-audio", str(link)])
+        err = capsys.readouterr().err.strip()
+    finally:
+        stop.set()
+        with open(os.open(pipe, os.O_RDONLY | os.O_NONBLOCK), "rb") as drain:  # lets a writer waiting to open through
+            writer.join()
+            drain.read()
+    assert code == 1
+    assert err == (f"earshot: error: {link}: not a regular file (a device, pipe or socket); give a caption file")
+    with Store(db) as store:
+        assert store.recordings() == []

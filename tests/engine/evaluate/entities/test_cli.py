@@ -117,3 +117,28 @@ def test_names_that_never_match_are_reported(cli, tmp_path, capsys, ref_name, re
     assert cli(["entities", "score", "--ref", str(tmp_path / ref_name), "--hyp", str(tmp_path / hyp_name)]) == 0
     err = capsys.readouterr().err
     assert f"note: no utterance or file name of the hypothesis ({names}, ...); the whole texts were aligned" in err, err
+
+
+@pytest.mark.parametrize("side", ["hyp", "ref"])
+def test_a_word_too_long_to_be_a_word_is_refused_with_its_place(cli, files, capsys, side):
+    giant = files / "giant.ctm"
+    giant.write_text("rec 1 0.0 0.2 AT\nrec 1 0.2 0.5 " + "X" * 2000 + "\n")
+    ref, hyp = (files / "ref.txt", giant) if side == "hyp" else (giant, files / "hyp.ctm")
+    assert cli(["entities", "score", "--ref", str(ref), "--hyp", str(hyp)]) == 1
+    assert capsys.readouterr().err == (f"earshot: error: {giant}:2:15: a word of 2000 characters, more than 100;"
+                                       " is this a transcript?\n")
+
+
+def test_a_word_of_the_longest_allowed_length_is_scored(cli, files, capsys):
+    longest = files / "longest.ctm"
+    longest.write_text("rec 1 0.0 0.2 AT\nrec 1 0.2 0.5 " + "X" * 100 + "\n")
+    assert cli(["entities", "score", "--ref", str(files / "ref.txt"), "--hyp", str(longest), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["words"]["hyp_words"] == 2
+
+
+def test_an_empty_reference_is_refused_not_scored(cli, files, capsys):
+    empty = files / "empty.txt"
+    empty.write_text("")
+    assert cli(["entities", "score", "--ref", str(empty), "--hyp", str(files / "hyp.ctm")]) == 1
+    assert capsys.readouterr().err == (f"earshot: error: {empty}: the reference has no words;"
+                                       " there is nothing to score against\n")
