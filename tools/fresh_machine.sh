@@ -32,6 +32,7 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 root=$(mktemp -d /tmp/earshot-fresh-XXXX)
+chmod 755 "$root"  # a machine's / is open to every user (mktemp makes it 0700): tests run processes as nobody
 cleanup() {
   for m in "$root/tmp" "$root/dev/pts" "$root/dev/shm" "$root/dev" "$root/proc"; do
     mountpoint -q "$m" 2>/dev/null && umount -l "$m"
