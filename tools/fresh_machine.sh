@@ -32,7 +32,6 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 root=$(mktemp -d /tmp/earshot-fresh-XXXX)
-chmod 755 "$root"  # a machine's / is open to every user (mktemp makes it 0700): tests run processes as nobody
 cleanup() {
   for m in "$root/tmp" "$root/dev/pts" "$root/dev/shm" "$root/dev" "$root/proc"; do
     mountpoint -q "$m" 2>/dev/null && umount -l "$m"
@@ -53,6 +52,8 @@ else
   rm -f "$root.debootstrap.log"
   mkdir -p "$(dirname "$base")" && tar -C "$root" -czf "$base.part" . && mv "$base.part" "$base"
 fi
+# A machine's / is open to every user (mktemp and so the cached base make it 0700); tests run processes as nobody.
+chmod 755 "$root"
 # The machine's own trust store and resolver, as any machine on this network has them.
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
