@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository first
-from bench.common import CACHE, REPO, RESULTS, bench_parser, use_bench_folders, write_result
+from bench.common import CACHE, REPO, RESULTS, bench_parser, machine, use_bench_folders, write_result
 from engine.timefmt import clock
 
 OUT_NAME = "cluster"
@@ -313,9 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     writer = write_rate(files, spec, 100 if args.quick else 400)
     # Hour-long recordings: the same real transcript said over and over for about an hour.
     hour = write_rate(files, spec, 10 if args.quick else 40, repeat=round(3600 / writer["audio_seconds_per_result"]))
-    import platform
-
-    result = {"machine": platform.node() or "unknown", "cores": os.cpu_count(), "model": spec.name,
+    result = {"machine": machine(), "cores": os.cpu_count(), "model": spec.name,
               "files": len(files), "runs": runs, "writer": writer, "writer_hours": hour,
               "plan": plan(by_label, writer, hour)}
     write_result(OUT_NAME, result, markdown(result), echo=True)

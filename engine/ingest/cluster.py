@@ -25,7 +25,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,6 @@ class RemoteTask:
     content_hash: str
     spec: ModelSpec
     settings: DetectorSettings | None = None
-    send_audio: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -270,7 +269,6 @@ class ClusterInfo:
     workers: int
     threads: int
     dashboard: str | None
-    notes: list[str] = field(default_factory=list)
 
 
 def _dask_logs_to_our_file() -> None:
@@ -379,12 +377,8 @@ class ClusterPool:
         used = {f.slot for f in self._inflight.values()}
         return [slot for slot in range(self.slots) if slot not in used]
 
-    def busy_tasks(self) -> list[int]:
-        return list(self._inflight)
-
     def submit(self, slot: int, task_id: int, info: AudioInfo, content_hash: str = "") -> None:
-        task = RemoteTask(task_id, info.path, info.size_bytes, content_hash, self.spec, self.settings,
-                          self.cluster.send_audio)
+        task = RemoteTask(task_id, info.path, info.size_bytes, content_hash, self.spec, self.settings)
         flight = _InFlight(task, None, slot=slot)
         self._inflight[task_id] = flight
         self._send(flight, with_audio=self.cluster.send_audio == "always")

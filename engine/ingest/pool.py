@@ -147,9 +147,6 @@ class WorkerPool:
     def idle_workers(self) -> list[int]:
         return [w.wid for w in self._workers.values() if w.ready and w.task_id is None]
 
-    def busy_tasks(self) -> list[int]:
-        return [w.task_id for w in self._workers.values() if w.task_id is not None]
-
     def submit(self, wid: int, task_id: int, info: AudioInfo, content_hash: str = "") -> None:
         """Give worker ``wid`` a file (``content_hash`` is the cluster pool's; local workers read the file)."""
         worker = self._workers[wid]

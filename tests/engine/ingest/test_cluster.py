@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,6 +25,7 @@ from engine.ingest.messages import Done, Failed
 from engine.jobs import JobState
 from engine.storage.store import Store
 from tests.fixtures.audio import espeak, sox
+from tests.fixtures.permissions import drop_file_mode_bypass
 
 pytest.importorskip("distributed", reason="Dask (the cluster extra, requirements-cluster.lock) is not installed")
 psutil = pytest.importorskip("psutil", reason="psutil (dev extra) is not installed")
@@ -259,33 +259,23 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _remote_cluster(tmp_path: Path, *, stranger: bool = False) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _remote_cluster(tmp_path: Path, *, owner_only: bool = False) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A real scheduler (``dask scheduler``) and one worker (``dask worker``) on this machine. With
-    ``stranger`` the worker runs as another user (nobody), for whom ``tmp_path`` cannot be read: a
-    worker with no storage shared with this process there. Yields the scheduler's address and process."""
+    ``owner_only`` the worker obeys file modes even as root (no CAP_DAC_OVERRIDE/READ_SEARCH), so a
+    folder of another user's with mode 0700 is closed to it: a worker with no storage shared there.
+    Yields the scheduler's address and process."""
     address = f"tcp://127.0.0.1:{_free_port()}"
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    home = Path(tempfile.mkdtemp(prefix="earshot-worker-"))
-    home.chmod(0o777)  # the worker's own folder: scratch space, caches
+    scratch = Path(tempfile.mkdtemp(prefix="earshot-worker-"))
     worker_cmd = [str(bin_dir / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard",
-                  "--local-directory", str(home)]
-    options: dict[str, Any] = {}
-    if stranger:
-        env.update(HOME=str(home), NUMBA_CACHE_DIR=str(home / "numba"), EARSHOT_DATA_DIR=str(home / "data"),
-                   XDG_CACHE_HOME=str(home / "cache"))
-
-        def become_nobody() -> None:
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-
-        options["preexec_fn"] = become_nobody
+                  "--local-directory", str(scratch)]
     with (tmp_path / "scheduler.log").open("w") as slog, (tmp_path / "worker.log").open("w") as wlog:
         scheduler = subprocess.Popen([str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1",
                                       "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
                                      env=env, cwd=tmp_path, stdout=slog, stderr=subprocess.STDOUT)
-        worker = subprocess.Popen(worker_cmd, env=env, cwd=home, stdout=wlog, stderr=subprocess.STDOUT, **options)
+        worker = subprocess.Popen(worker_cmd, env=env, cwd=scratch, stdout=wlog, stderr=subprocess.STDOUT,
+                                  preexec_fn=drop_file_mode_bypass if owner_only else None)
         try:
             yield address, scheduler
         finally:
@@ -295,10 +285,10 @@ def _remote_cluster(tmp_path: Path, *, stranger: bool = False) -> Iterator[tuple
                     proc.wait(20)
                 except subprocess.TimeoutExpired:
                     proc.kill()
-            shutil.rmtree(home, ignore_errors=True)
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
-#: The user a worker with no shared storage runs as.
+#: The owner of the folder a worker cannot see.
 NOBODY = 65534
 
 
@@ -306,20 +296,16 @@ NOBODY = 65534
 def remote_cluster_without_the_files(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A scheduler and a worker that cannot see a folder of this machine: no storage shared with this process."""
     if os.geteuid() != 0:
-        pytest.skip("a worker of another user needs root to start it (the suite runs as root in CI)")
+        pytest.skip("a folder closed to the worker is made as root (the suite runs as root in CI)")
     hidden = tmp_path / "only-here"
     hidden.mkdir()
+    os.chown(hidden, NOBODY, NOBODY)  # root's worker, without its file-mode bypass, is "other" here
     hidden.chmod(0o700)
-    try:
-        subprocess.run([sys.executable, "-c", "import distributed"], check=True, capture_output=True,
-                       preexec_fn=lambda: (os.setgroups([]), os.setgid(NOBODY), os.setuid(NOBODY)))
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"user {NOBODY} cannot run this Python ({sys.executable}: {exc})")
-    probe = subprocess.run([sys.executable, "-c", f"import os; os.setgid({NOBODY}); os.setuid({NOBODY}); "
-                            f"raise SystemExit(os.access({str(hidden)!r}, os.R_OK))"], capture_output=True)
+    probe = subprocess.run([sys.executable, "-c", f"import os; raise SystemExit(os.access({str(hidden)!r}, os.X_OK))"],
+                           preexec_fn=drop_file_mode_bypass, capture_output=True)
     if probe.returncode != 0:
-        pytest.fail(f"user {NOBODY} can read {hidden}: {probe.stderr.decode().strip()}")
-    with _remote_cluster(tmp_path, stranger=True) as (address, _):
+        pytest.fail(f"the worker's side can enter {hidden}: {probe.stderr.decode().strip()}")
+    with _remote_cluster(tmp_path, owner_only=True) as (address, _):
         yield address, hidden
 
 
