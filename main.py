@@ -20,7 +20,7 @@ def run(argv: list[str]) -> int:
     if any(a in ("-h", "--help") for a in argv):
         return main(argv)
     try:
-        known, unknown = build_parser().parse_known_args(argv)
+        known, unknown = build_parser(argv).parse_known_args(argv)
     except UsageError:
         return main(argv)  # prints the usage error
     if known.command is not None or unknown:

@@ -158,10 +158,10 @@ def quality(recordings: list[SourceRecording], topics: list[Topic], *, with_stor
 # -- scale ------------------------------------------------------------------------------------------------
 
 
-def scale(sources: list[SourceRecording], queries: list[str], *, words: int, folder: Path) -> dict[str, Any]:
+def build_scale_index(sources: list[SourceRecording], *, words: int, db: Path) -> dict[str, Any]:
+    """Index perturbed copies of ``sources`` into a new ``db`` until it holds ``words`` words; its figures."""
     rng = np.random.default_rng(20060613)
     vocabulary = sorted({w for r in sources for w in r.words})
-    db = folder / "scale.sqlite"
     for suffix in ("", "-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     store = Store(db)
@@ -190,14 +190,21 @@ def scale(sources: list[SourceRecording], queries: list[str], *, words: int, fol
         "build_seconds": build, "save_and_index_seconds": index_seconds,
         "file_mb": os.path.getsize(db) / 1e6, "search_tables_mb": ours / 1e6,
         "table_mb": {k: v / 1e6 for k, v in sorted(sizes.items(), key=lambda kv: -kv[1])[:14]},
-        "latency_ms": {},
     }
-    print(f"  built in {build:.0f} s, {result['file_mb']:.0f} MB", flush=True)
     store.close()
+    return result
+
+
+def scale(sources: list[SourceRecording], queries: list[str], *, words: int, folder: Path) -> dict[str, Any]:
+    db = folder / "scale.sqlite"
+    result = build_scale_index(sources, words=words, db=db)
+    result["latency_ms"] = {}
+    build = result["build_seconds"]
+    print(f"  built in {build:.0f} s, {result['file_mb']:.0f} MB", flush=True)
     store = Store(db)
     for model in MODELS:
         for q in queries[:5]:
-            search(store, q, model=model)  # warm: numba, page cache
+            search(store, q, model=model)  # warm: page cache
         times = []
         for q in queries:
             t1 = time.perf_counter()

@@ -22,7 +22,6 @@ REPO = Path(__file__).resolve().parent.parent
 KERNEL_TESTS = (
     "tests/engine/detect/test_kernels.py",
     "tests/engine/evaluate/rasch/test_kernels.py",
-    "tests/engine/search/test_kernels.py",
     "tests/engine/segment/test_kernels.py",
     "tests/engine/evaluate/entities/test_align.py",
     "tests/engine/entities/test_tagger.py::test_viterbi_kernel_matches_brute_force",
@@ -37,7 +36,7 @@ def _without_jit(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_kernels_are_plain_python_with_the_jit_off() -> None:
-    probe = ("from engine.entities.tagger._kernels import _train; from engine.search import kernels; "
+    probe = ("from engine.entities.tagger._kernels import _train; "
              "print(hasattr(_train, 'py_func'), type(_train).__name__)")
     done = _without_jit("-c", probe)
     assert done.returncode == 0, done.stderr

@@ -24,17 +24,21 @@ from engine.logs import setup_logging
 
 log = logging.getLogger("earshot")
 
-#: Modules whose ``register`` adds subcommands, in the order ``--help`` lists them.
-COMMAND_MODULES = (
-    "engine.cli.ingest_cmd",
-    "engine.cli.import_cmd",
-    "engine.cli.library_cmd",
-    "engine.cli.search_cmd",
-    "engine.cli.models_cmd",
-    "engine.cli.rasch_cmd",
-    "engine.cli.entities_cmd",
-    "engine.cli.segment_cmd",
-)
+#: Modules whose ``register`` adds subcommands, in the order ``--help`` lists them, with the
+#: commands each adds. A command line naming one of them loads that module alone: the others
+#: import the recognisers, the detectors and SciPy, a second of CPU a ``search`` never needs.
+COMMAND_MODULES = {
+    "engine.cli.ingest_cmd": ("ingest",),
+    "engine.cli.import_cmd": ("import",),
+    "engine.cli.library_cmd": ("list", "show", "export", "remove"),
+    "engine.cli.search_cmd": ("search", "eval"),
+    "engine.cli.models_cmd": ("models",),
+    "engine.cli.rasch_cmd": ("rasch",),
+    "engine.cli.entities_cmd": ("entities",),
+    "engine.cli.segment_cmd": ("segment",),
+}
+#: Global options that take a value (the command name is the first other word).
+_VALUE_OPTIONS = ("--db",)
 
 
 class UsageError(EarshotError):
@@ -46,12 +50,28 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message if self.prog == "earshot" else f"{self.prog.removeprefix('earshot ')}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (its first word that is not a global option or its value), if any."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _VALUE_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command-line parser; given ``argv`` that names a known command, with that command's module alone."""
+    command = named_command(argv) if argv is not None else None
+    modules = [m for m, names in COMMAND_MODULES.items() if command in names] or list(COMMAND_MODULES)
     parser = _Parser(prog="earshot", description="Search and jump into hours of recorded speech.")
     parser.add_argument("--db", metavar="PATH", help="index file to use (default: the one in the user data folder)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(name).register(subparsers)
     return parser
 
@@ -124,7 +144,7 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:

@@ -9,8 +9,6 @@ from pathlib import Path
 
 from engine.cli.common import open_store, positive_int
 from engine.errors import ParameterError
-from engine.evaluate.collection import run_rows
-from engine.evaluate.passages import compare, comparison_table, evaluate_run, read_qrels, read_run, write_run
 from engine.search import SearchFilters, config, explain, search
 from engine.timefmt import clock
 
@@ -90,6 +88,8 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def run_eval_passages(args: argparse.Namespace) -> int:
+    from engine.evaluate.passages import evaluate_run, read_qrels, read_run  # lazy: SciPy costs a search 0.5 s
+
     ev = evaluate_run(read_run(args.run), read_qrels(args.qrels), units=args.units, n=args.n, name=Path(args.run).name)
     if args.json:
         print(json.dumps({"run": ev.name, "units": ev.units, "topics": len(ev.per_topic), "means": ev.means(),
@@ -106,6 +106,8 @@ def run_eval_passages(args: argparse.Namespace) -> int:
 
 
 def run_eval_compare(args: argparse.Namespace) -> int:
+    from engine.evaluate.passages import compare, comparison_table, evaluate_run, read_qrels, read_run  # lazy: SciPy
+
     qrels = read_qrels(args.qrels)
     names = [Path(r).name for r in args.runs]
     if len(set(names)) != len(names):
@@ -133,6 +135,9 @@ def run_eval_compare(args: argparse.Namespace) -> int:
 
 
 def run_eval_run(args: argparse.Namespace) -> int:
+    from engine.evaluate.collection import run_rows  # lazy: SciPy
+    from engine.evaluate.passages import write_run
+
     topics = []
     try:
         lines = Path(args.topics).read_text(encoding="utf-8").splitlines()

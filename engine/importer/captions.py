@@ -12,6 +12,9 @@ Formats, chosen by suffix:
   (``SEG_00|Type=Story start`` / ``Type=Commercial``); each marked segment becomes
   a story; times count from the file's ``TOP`` line (the start of the recording).
 
+Any of UTF-8, UTF-16 (with or without a byte-order mark), Windows-1252 or Latin-1 is read as
+written (:mod:`engine.textfile`), never with replacement characters.
+
 Words inside a cue get equal shares of its time, so the first starts with the cue
 and the last ends with it (an SRT written back from the cues has the same times).
 """
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from engine.errors import ParameterError, file_access_reason
 from engine.segment.text import txt3_row, txt3_time
+from engine.textfile import read_text
 from engine.timefmt import clock
 
 FORMATS = ("srt", "vtt", "txt", "txt3")
@@ -74,9 +78,11 @@ def read_captions(path: str | Path) -> Captions:
     try:
         kind = path.stat().st_mode
         if stat.S_ISREG(kind):  # a device or a pipe (a link to /dev/zero, say) would be read for ever
-            text = path.read_text(encoding="utf-8-sig", errors="replace")
+            text = read_text(path)
     except OSError as exc:
         raise ParameterError(f"{path}: {file_access_reason(exc, 'read')}") from None
+    except ValueError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
     if stat.S_ISDIR(kind):
         raise ParameterError(f"{path}: is a folder, not a file")
     if not stat.S_ISREG(kind):

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import ParameterError
+from engine.textfile import read_text
 
 _SPEAKER_LABEL = re.compile(r">>>?\s*(?:[A-Z][a-z]*\.?\s){0,2}[A-Z][a-z]+:")
 _STRAY_LABEL = re.compile(r"\b[A-Z][a-z]+:")
@@ -200,9 +201,11 @@ def read_txt3(path: str | Path) -> Transcript:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_text(path).splitlines()
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read caption file ({exc.strerror})") from exc
+    except ValueError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
     words: list[str] = []
     starts: list[float] = []
     ends: list[float] = []
@@ -250,9 +253,11 @@ def read_story_text(path: str | Path) -> Transcript:
     """Read a plain-text file whose stories are separated by blank lines."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_text(path)
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read text file ({exc.strerror})") from exc
+    except ValueError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
     stories = [s for s in re.split(r"\n\s*\n", text) if s.strip()]
     transcript = from_stories(stories, name=path.name)
     if not transcript.words:
@@ -346,9 +351,11 @@ def read_commercial_blocks(path: str | Path) -> np.ndarray:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_text(path).splitlines()
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read caption file ({exc.strerror})") from exc
+    except ValueError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
     n_words = 0
     markers: list[tuple[int, bool]] = []
     for row in txt3_rows(lines):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,10 +23,7 @@ FILLER = "market shares bank minister court judge election vote police fire " * 
 
 
 @pytest.fixture
-def cli(monkeypatch):
-    # library_cmd's plain search is replaced by search_cmd's.
-    monkeypatch.setattr(cli_main, "COMMAND_MODULES", ("engine.cli.ingest_cmd", "engine.cli.models_cmd",
-                                                      "engine.cli.search_cmd"))
+def cli():
     return cli_main.main
 
 
@@ -122,3 +122,16 @@ def test_search_json_gives_matched_word_times_and_explains_misses(cli, db, capsy
     assert out[0] == "ignored “the” (too common to search for); “fishermn” is not in any transcript" \
                      " — did you mean “fishermen”?"
     assert out[1] == "no matches for 'the fishermn'"
+
+
+#: What a command-line search must not load: recognisers, detectors, the JIT and SciPy cost it a second of CPU.
+NOT_FOR_SEARCH = ("scipy", "numba", "faster_whisper", "ctranslate2", "onnxruntime", "engine.detect", "sklearn", "rich")
+
+
+def test_a_command_line_search_loads_no_recogniser_detector_or_scipy(db):
+    probe = ("import sys; from engine.cli.main import main; "
+             f"code = main(['--db', {str(db)!r}, 'search', 'budget']); "
+             f"print(code, [m for m in {NOT_FOR_SEARCH!r} if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[3])
+    assert done.stdout.splitlines()[-1] == "0 []"

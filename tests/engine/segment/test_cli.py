@@ -13,7 +13,6 @@ cli_main = importlib.import_module("engine.cli.main")
 
 @pytest.fixture
 def cli(monkeypatch, tmp_path):
-    monkeypatch.setattr(cli_main, "COMMAND_MODULES", ("engine.cli.segment_cmd",))
     monkeypatch.setenv("EARSHOT_DATA_DIR", str(tmp_path / "data"))
     return cli_main.main
 

@@ -21,7 +21,6 @@ def sclite() -> str:
 
 
 @pytest.fixture
-def cli(monkeypatch):
+def cli():
     cli_main = importlib.import_module("engine.cli.main")
-    monkeypatch.setattr(cli_main, "COMMAND_MODULES", ("engine.cli.entities_cmd",))
     return cli_main.main
