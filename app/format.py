@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from engine.timefmt import clock
+from engine.timefmt import clock, counted
 
 __all__ = ["clock", "clock_precise", "counted", "date_text", "eta_text"]
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``1 recording``, ``2 recordings``, ``0 recordings`` (``plural`` for nouns not made with an s)."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def clock_precise(seconds: float) -> str:

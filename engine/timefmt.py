@@ -22,3 +22,8 @@ def timestamp(seconds: float, sep: str = ",") -> str:
     m, rem = divmod(rem, 60_000)
     s, ms = divmod(rem, 1000)
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 recording``, ``2 recordings``, ``0 recordings`` (``plural`` for nouns not made with an s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -8,6 +8,7 @@ from engine.cli.common import open_store
 from engine.cli.terminal import shown
 from engine.errors import ParameterError
 from engine.importer import import_transcript, matching_audio
+from engine.timefmt import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,5 +32,6 @@ def run_import(args: argparse.Namespace) -> int:
             rec = store.recording(rec_id)
             stories = len(store.stories(rec_id))
             plays = f", plays {audio}" if audio else ", no audio"
-            print(shown(f"imported {name}: {rec['word_count']} words, {stories} stories{plays} (recording {rec_id})"))
+            print(shown(f"imported {name}: {counted(rec['word_count'], 'word')}, {counted(stories, 'story', 'stories')}"
+                        f"{plays} (recording {rec_id})"))
     return 0

@@ -8,10 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.audio.decode import probe
+from engine.entities.rows import tag_entities
 from engine.errors import ParameterError
 from engine.importer.captions import Captions, read_captions
 from engine.search.passage_blocks import index_passages
-from engine.storage.store import NewRecording, Store, StoryRow, WordRow
+from engine.segment.stories import segment_stories
+from engine.segment.text import normalize_words, sentence_starts_from_display
+from engine.storage.store import EntityRow, NewRecording, Store, StoryRow, WordRow
+from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 #: Recorded as the recording's engine, so the library tells imported transcripts apart.
 IMPORT_ENGINE = "import"
@@ -52,6 +56,21 @@ def caption_words(caps: Captions) -> tuple[list[WordRow], list[tuple[int, int]],
     return words, segments, stories
 
 
+def caption_stories(words: list[WordRow]) -> list[StoryRow]:
+    """Stories of captions that mark none, by the segmenter with the model trained on captions
+    (the punctuated one when the captions write sentence ends)."""
+    shown = [w.text for w in words]
+    punctuated = bool(sentence_starts_from_display(shown).size)
+    plain = [WordRow(w.start, w.end, w.conf, "_".join(normalize_words(w.text)), w.text) for w in words]
+    return segment_stories(plain, None, model=PUNCTUATED_MODEL_NAME if punctuated else DEFAULT_MODEL_NAME)
+
+
+def caption_entities(words: list[WordRow]) -> list[EntityRow]:
+    """Named entities of caption words as written (cased captions by the cased model, upper-case
+    ones by the lower-case tagger)."""
+    return tag_entities([w.text for w in words])
+
+
 #: Suffixes of a recording that sits next to its captions under the same name.
 AUDIO_SUFFIXES = (".wav", ".mp3", ".m4a", ".mp4", ".ogg", ".opus", ".flac", ".mkv", ".webm", ".mov", ".aac")
 
@@ -70,14 +89,18 @@ def import_transcript(store: Store, path: str | Path, *, audio: str | Path | Non
     """Read a caption file and index it as a recording; return its id.
 
     With ``audio`` the recording is that file (so hits play it), else the caption file
-    itself (searchable, nothing to play). Replaces an earlier import or ingest of the same
-    recording path. Recording, words, segments, stories and passages go in one transaction.
+    itself (searchable, nothing to play). Stories are the file's own (NewsScape's story markers)
+    or, where it marks none, the segmenter's; named entities are tagged as at ingest. Replaces an
+    earlier import or ingest of the same recording path. Recording, words, segments, stories,
+    entities and passages go in one transaction.
     """
     path = Path(path)
     caps = read_captions(path)
     words, segments, stories = caption_words(caps)
     if not words:
         raise ParameterError(f"{path}: no words in the timed text")
+    stories = stories or caption_stories(words)
+    entities = caption_entities(words)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if audio is not None:
 
@@ -92,6 +115,7 @@ def import_transcript(store: Store, path: str | Path, *, audio: str | Path | Non
         path=target, name=Path(target).name, content_hash=digest, size_bytes=size, duration=duration,
         sample_rate=sr, channels=channels, codec=codec, container=container, engine=IMPORT_ENGINE,
         model=f"{caps.format} captions", language="", words=words, segments=segments, stories=stories,
+        entities=entities,
     ), then=lambda rec_id: index_passages(store, rec_id))
 
 

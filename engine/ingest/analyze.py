@@ -15,13 +15,13 @@ import numpy as np
 
 from engine.asr.base import Word
 from engine.detect.events import Detections
-from engine.entities.tagger import tag_shown
-from engine.segment.segmenter import segment_recognised
+from engine.entities.rows import tag_entities
+from engine.segment.stories import segment_stories
 from engine.storage.store import EntityRow, EventRow, StoryRow
 
 log = logging.getLogger("earshot.ingest")
-#: Punctuation a recogniser's display form carries at a mention's edges ("Paris," -> "Paris").
-_EDGE_PUNCTUATION = ".,;:!?\"'()[]"
+
+__all__ = ["Analysis", "analyze_transcript", "segment_stories", "tag_entities"]
 
 
 @dataclass
@@ -61,38 +61,3 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, 
     out.entities = tag_entities(shown, language=language)
     out.times["entities"] = time.perf_counter() - t0
     return out
-
-
-def segment_stories(
-    words: Sequence[Word], x_duration: np.ndarray | None, transcribed: np.ndarray | None = None, *,
-    engine: str | None = None,
-) -> list[StoryRow]:
-    """Stories by the fine-grained HMM with the shipped model for ``engine``; words not ``transcribed`` are left out.
-
-    A recogniser that punctuates (Whisper) gives sentence starts through each word's display
-    form. Stories shorter than ``MIN_STORY_WORDS`` are merged into a neighbour, so search
-    never ranks a fragment of a few words as a story.
-    """
-
-    # Recognisers emit tokens such as "[unk]": the segmenter wants plain words.
-    seg = segment_recognised(
-        [w.text.replace(" ", "_") or "_" for w in words],
-        [getattr(w, "display", "") or w.text for w in words],
-        engine=engine,
-        starts=np.array([w.start for w in words]),
-        ends=np.array([w.end for w in words]),
-        x_duration=x_duration,
-        transcribed=transcribed,
-    )
-    return [
-        StoryRow(first, last - 1, float(conf))
-        for (first, last), conf in zip(seg.spans(), seg.confidence.tolist(), strict=True)
-    ]
-
-
-def tag_entities(texts: Sequence[str], *, language: str | None = "") -> list[EntityRow]:
-    """Named entities in the words as shown: the cased model when they carry case (Whisper), the
-    gazetteer-and-rules tagger when they do not (Vosk), none in a language other than English."""
-
-    return [EntityRow(s.type, s.text.strip(_EDGE_PUNCTUATION), s.first_word, s.last_word, s.score)
-            for s in tag_shown(texts, language=language)]

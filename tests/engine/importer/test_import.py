@@ -15,6 +15,7 @@ from engine.importer import import_transcript, read_captions
 from engine.importer.save import caption_words
 from engine.search import search
 from engine.storage.store import Store
+from engine.timefmt import timestamp
 from tests.fixtures.audio import espeak
 
 cli_main = importlib.import_module("engine.cli.main")
@@ -205,3 +206,39 @@ def test_a_link_to_a_device_or_pipe_is_refused_without_reading_it(tmp_path, caps
     assert err == (f"earshot: error: {link}: not a regular file (a device, pipe or socket); give a caption file")
     with Store(db) as store:
         assert store.recordings() == []
+
+
+COUNCIL = """1
+00:00:01,000 --> 00:00:06,000
+Good evening. The city council in Leeds voted on Tuesday to close the old library.
+
+2
+00:00:06,500 --> 00:00:12,000
+Mayor Ruiz said the building on Park Road would be sold to pay for repairs.
+"""
+
+
+def test_imported_captions_get_named_entities_as_ingest_tags_them(tmp_path, capsys):
+    srt = _write(tmp_path, "council.srt", COUNCIL)
+    db = tmp_path / "lib.sqlite"
+    assert cli_main.main(["--db", str(db), "import", str(srt)]) == 0
+    assert "30 words, 1 story, no audio" in capsys.readouterr().out
+    with Store(db) as store:
+        found = {(e["type"], e["text"]) for e in store.entities(1)}
+    assert {("PERSON", "Ruiz"), ("LOCATION", "Park Road"), ("DATE", "Tuesday")} <= found
+
+
+@pytest.mark.slow  # the segmenter over a whole day, over 2 s
+def test_captions_without_story_markers_are_cut_into_stories_by_the_segmenter(tmp_path):
+    files = sorted(NEWSSCAPE.glob("*.txt3"))
+    if not files:
+        pytest.skip(f"shared NewsScape captions absent ({NEWSSCAPE})")
+    cues = read_captions(files[0]).cues
+    srt = "\n".join(f"{k}\n{timestamp(c.start)} --> {timestamp(max(c.end, c.start + 0.01))}\n{c.text}\n"
+                    for k, c in enumerate(cues, 1))
+    with Store(tmp_path / "lib.sqlite") as store:
+        rid = import_transcript(store, _write(tmp_path, "day.srt", srt))
+        stories = store.stories(rid)
+        assert len(stories) > 10  # the day's own markers (gone from the SRT) hold 100 or more
+        assert stories[0]["first_word"] == 0
+        assert store.entities(rid)
