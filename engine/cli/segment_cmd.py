@@ -30,7 +30,9 @@ from engine.segment.features import DEFAULT_FEATURES, PUNCTUATED_FEATURES
 from engine.segment.loader import load_model
 from engine.segment.model import Hyperparameters
 from engine.segment.segmenter import resolve_model, segment_recognised, segment_transcript, shipped_model_note
+from engine.segment.stories import transcript_stories
 from engine.segment.text import Transcript, read_corpus, read_transcript
+from engine.timefmt import counted
 from models.segmentation import model_path
 
 log = logging.getLogger("earshot.segment")
@@ -62,6 +64,9 @@ def register(subparsers) -> None:
                     help="train on all transcripts but one and test on that one, in turn")
     ev.add_argument("--sentences", action="store_true",
                     help="with --leave-one-out: train with the SENTENCE-START feature (punctuated corpus)")
+    ev.add_argument("--plain-hmm", action="store_true",
+                    help="score the HMM's best path alone, not the stories import and ingest store (its boundary "
+                         "rule or combiner, and short stories merged into a neighbour)")
     _model_args(ev)
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.set_defaults(func=_eval)
@@ -156,9 +161,9 @@ def _run(args) -> int:
             transcript.words, extras.pop("displays"), engine=extras.pop("engine"), starts=transcript.starts,
             ends=transcript.ends, model=model, log_penalty=args.penalty, posterior_threshold=args.threshold, **extras,
         )
-    else:
-        result = segment_transcript(transcript, model=model, log_penalty=args.penalty,
-                                    posterior_threshold=args.threshold, **extras)
+    else:  # a file: the stories import would store for it
+        result = transcript_stories(transcript, model=model, log_penalty=args.penalty,
+                                    posterior_threshold=args.threshold)
     note = shipped_model_note(transcript, model)
     if note and len(result.story_starts) <= 1:
         print(f"note: {note}", file=sys.stderr)
@@ -172,7 +177,7 @@ def _run(args) -> int:
     if args.json:
         print(json.dumps({"name": transcript.name, "words": len(transcript), "stories": stories}))
         return 0
-    print(f"{transcript.name}: {len(transcript)} words, {len(stories)} stories")
+    print(f"{transcript.name}: {counted(len(transcript), 'word')}, {counted(len(stories), 'story', 'stories')}")
     for i, s in enumerate(stories, 1):
         when = f"{s['start_seconds']:9.1f}s " if "start_seconds" in s else ""
         print(f"{i:4d} {s['start_word']:7d} {when}{s['confidence']:.2f}  {s['preview']}")
@@ -188,13 +193,17 @@ def _eval(args) -> int:
 
         folds = leave_one_out(transcripts, features=PUNCTUATED_FEATURES if args.sentences else DEFAULT_FEATURES)
         tested = [t for f in folds for t in f.test]
-        hyps = [_starts_with_penalty(f.model, t, args.penalty, args.threshold) for f in folds for t in f.test]
+        hyps = [_hypothesis(f.model, t, args) for f in folds for t in f.test]
     else:
         model = load_model(args.model) if args.model else None  # None: the shipped model for each input
         tested = transcripts
-        hyps = [_starts_with_penalty(model, t, args.penalty, args.threshold) for t in transcripts]
+        hyps = [_hypothesis(model, t, args) for t in transcripts]
     rows = [(t.name, score([t], [h])) for t, h in zip(tested, hyps, strict=True)]
     rows.append(("ALL", score(tested, hyps)))
+    untimed = [t for t in tested if shipped_model_note(t, args.model)]
+    if untimed and not args.leave_one_out:
+        print(f"note: {len(untimed)} of {len(tested)} transcripts have no word times. "
+              f"{shipped_model_note(untimed[0], args.model)}", file=sys.stderr)
     if args.json:
         print(json.dumps({name: s.as_dict() for name, s in rows}))
         return 0
@@ -212,6 +221,14 @@ def _with_story_markers(transcripts: list, folder: Path) -> list:
             raise ParameterError(f"{folder / t.name}: no story markers (a .txt3 file needs SEG rows with "
                                  "'Story start' or 'Commercial', a .txt file blank lines between stories)")
     return transcripts
+
+
+def _hypothesis(model, transcript, args) -> np.ndarray:
+    """Story starts for ``transcript``: as import stores them, or with ``--plain-hmm`` the HMM's best path."""
+    if args.plain_hmm:
+        return _starts_with_penalty(model, transcript, args.penalty, args.threshold)
+    return transcript_stories(transcript, model=model, log_penalty=args.penalty,
+                              posterior_threshold=args.threshold).story_starts
 
 
 def _starts_with_penalty(model, transcript, penalty, threshold=None):

@@ -12,10 +12,9 @@ from engine.entities.rows import tag_entities
 from engine.errors import ParameterError
 from engine.importer.captions import Captions, read_captions
 from engine.search.passage_blocks import index_passages
-from engine.segment.stories import segment_stories
+from engine.segment.stories import caption_model, segment_stories
 from engine.segment.text import normalize_words, sentence_starts_from_display
 from engine.storage.store import EntityRow, NewRecording, Store, StoryRow, WordRow
-from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 #: Recorded as the recording's engine, so the library tells imported transcripts apart.
 IMPORT_ENGINE = "import"
@@ -62,7 +61,7 @@ def caption_stories(words: list[WordRow]) -> list[StoryRow]:
     shown = [w.text for w in words]
     punctuated = bool(sentence_starts_from_display(shown).size)
     plain = [WordRow(w.start, w.end, w.conf, "_".join(normalize_words(w.text)), w.text) for w in words]
-    return segment_stories(plain, None, model=PUNCTUATED_MODEL_NAME if punctuated else DEFAULT_MODEL_NAME)
+    return segment_stories(plain, None, model=caption_model(punctuated))
 
 
 def caption_entities(words: list[WordRow]) -> list[EntityRow]:

@@ -215,6 +215,7 @@ def segment_recognised(
     model: SegmentationModel | str | Path | None = None,
     log_penalty: float | None = None,
     posterior_threshold: float | None = None,
+    sentence_starts: np.ndarray | None = None,
 ) -> Segmentation:
     """Stories of one recogniser's output, as ingest finds them.
 
@@ -228,11 +229,15 @@ def segment_recognised(
     (``info["boundary_combiner"]``, see ``engine.segment.combiner``). Otherwise, with a model whose ``info["block_seconds"]`` is
     set (fitted on held-out days), two or more stories in a row each shorter than that (a
     commercial break's spots) become one block: the boundaries inside it go, its edges stay.
-    Stories under ``MIN_STORY_WORDS`` are merged into a neighbour.
+    Stories under ``MIN_STORY_WORDS`` are merged into a neighbour. ``sentence_starts`` (word
+    indices), when given, stands for the sentence ends of ``displays``.
     """
 
-    shown = [d or w for d, w in zip(displays, words, strict=True)] if displays is not None else list(words)
-    sentences = sentence_starts_from_display(shown)
+    if sentence_starts is not None:  # known from the source's punctuation (a transcript file)
+        sentences = np.asarray(sentence_starts, dtype=np.int64)
+    else:
+        shown = [d or w for d, w in zip(displays, words, strict=True)] if displays is not None else list(words)
+        sentences = sentence_starts_from_display(shown)
     chosen = model if model is not None else model_for_recognizer(engine, punctuated=bool(sentences.size))
     resolved = resolve_model(chosen)
     wants_sentences = "sentence_start" in resolved.feature_names

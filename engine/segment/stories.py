@@ -9,8 +9,11 @@ from typing import Protocol
 import numpy as np
 
 from engine.segment.model import SegmentationModel
+from engine.segment.segmentation import Segmentation
 from engine.segment.segmenter import segment_recognised
+from engine.segment.text import Transcript
 from engine.storage.store import StoryRow
+from models.segmentation import DEFAULT_MODEL_NAME, PUNCTUATED_MODEL_NAME
 
 
 class TimedWord(Protocol):
@@ -52,3 +55,23 @@ def segment_stories(
         StoryRow(first, last - 1, float(conf))
         for (first, last), conf in zip(seg.spans(), seg.confidence.tolist(), strict=True)
     ]
+
+
+def caption_model(punctuated: bool) -> str:
+    """The shipped model for caption or plain text that marks no stories: trained on captions, with
+    the SENTENCE-START feature when the text writes sentence ends."""
+    return PUNCTUATED_MODEL_NAME if punctuated else DEFAULT_MODEL_NAME
+
+
+def transcript_stories(
+    transcript: Transcript, *, model: SegmentationModel | str | Path | None = None,
+    log_penalty: float | None = None, posterior_threshold: float | None = None,
+) -> Segmentation:
+    """The stories an imported transcript gets (:func:`caption_model`, or ``model``), cut by the
+    path ingest and import store: the HMM, the model's boundary rule or combiner, short stories merged."""
+    punctuated = bool(transcript.sentence_starts.size)
+    return segment_recognised(
+        transcript.words, engine=None, starts=transcript.starts, ends=transcript.ends,
+        model=model if model is not None else caption_model(punctuated), log_penalty=log_penalty,
+        posterior_threshold=posterior_threshold, sentence_starts=transcript.sentence_starts,
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -114,3 +115,33 @@ def test_train_refuses_a_corpus_of_too_few_stories(cli, tmp_path, lee_articles, 
     err = capsys.readouterr().err
     assert f"{folder}: 10 stories in 2 transcripts; training needs at least {config.MIN_TRAINING_STORIES}" in err
     assert not (tmp_path / "data/models/segmentation/few.npz").exists()
+
+
+def test_eval_on_text_without_times_says_why_it_finds_little(cli, corpus, capsys):
+    assert cli(["segment", "eval", "--corpus", str(corpus)]) == 0
+    err = capsys.readouterr().err
+    assert "note: 3 of 3 transcripts have no word times" in err and "segment train" in err
+
+
+NEWSSCAPE = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "newsscape"
+
+
+@pytest.mark.slow  # a whole caption day, over 2 s
+def test_eval_scores_the_stories_import_stores_unless_asked_for_the_plain_hmm(cli, tmp_path, capsys):
+    from engine.research.segment.experiments import score
+    from engine.segment.stories import transcript_stories
+    from engine.segment.text import read_transcript
+
+    days = sorted(NEWSSCAPE.glob("*.txt3"))[:1]
+    if not days:
+        pytest.skip(f"shared NewsScape captions absent ({NEWSSCAPE})")
+    folder = tmp_path / "day"
+    folder.mkdir()
+    (folder / days[0].name).write_bytes(days[0].read_bytes())
+    assert cli(["segment", "eval", "--corpus", str(folder), "--json"]) == 0
+    stored = json.loads(capsys.readouterr().out)["ALL"]
+    assert cli(["segment", "eval", "--corpus", str(folder), "--json", "--plain-hmm"]) == 0
+    plain = json.loads(capsys.readouterr().out)["ALL"]
+    day = read_transcript(folder / days[0].name)
+    assert stored == score([day], [transcript_stories(day).story_starts]).as_dict()
+    assert stored["boundaries"] < plain["boundaries"]  # the stored path merges commercial spots and fragments
