@@ -30,6 +30,8 @@ UNTRANSCRIBED_LANE = "Untranscribed"
 #: Shortest view, seconds (zoomed all the way in).
 MIN_SPAN = 2.0
 _STORY_COLOURS = (QColor("#cfd8dc"), QColor("#b0bec5"))
+#: Commercial blocks: hatched-looking amber, apart from the stories' greys (chip text stays black on it).
+_COMMERCIAL_COLOUR = QColor("#ffe0a3")
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ class TimelineCanvas(QWidget):
             x0, x1 = max(self.x_of(span.start), LABEL_WIDTH), self.x_of(span.end)
             rect = QRectF(x0, top + 2, max(2.0, x1 - x0), LANE_HEIGHT - 4)
             p.fillRect(rect, _span_colour(span, n))
-            if span.kind == "story" and rect.width() > 40:
+            if span.kind in ("story", "commercial") and rect.width() > 40:
                 p.setPen(QColor(colours.CHIP_TEXT))  # story chips are light in both palettes
                 p.drawText(rect.adjusted(3, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, span.label)
 
@@ -296,6 +298,8 @@ class TimelinePanel(QWidget):
 def _span_colour(span: Span, n: int) -> QColor:
     if span.kind == "story":
         return _STORY_COLOURS[n % 2]
+    if span.kind == "commercial":
+        return _COMMERCIAL_COLOUR
     if span.kind in EVENT_COLOURS:
         return QColor(EVENT_COLOURS[span.kind])
     if span.kind == "x_duration":

@@ -130,7 +130,8 @@ class TranscriptPanel(QWidget):
         self._starts = [float(w["start"]) for w in detail.words]
         self._shown_word = None
         rec = detail.recording
-        words, stories = counted(len(detail.words), "word"), counted(len(detail.stories), "story", "stories")
+        n_stories = sum(s.kind == "story" for s in detail.stories)
+        words, stories = counted(len(detail.words), "word"), counted(n_stories, "story", "stories")
         self.title.setText(f"{rec['name']} — {words}, {stories}")
         language = str(rec.get("language") or "")
         if is_english(language):

@@ -65,7 +65,7 @@ class Span:
 
     start: float
     end: float
-    kind: str  # event type, entity type, "story"
+    kind: str  # event type, entity type, "story", "commercial"
     label: str = ""
     first_word: int = -1
     last_word: int = -1
@@ -172,8 +172,14 @@ class LibraryReader:
         )
 
     def stories(self, recording_id: int) -> list[Span]:
-        return [Span(r["start"], r["end"], "story", f"Story {r['idx'] + 1}", r["first_word"], r["last_word"])
-                for r in self.store.stories(recording_id)]
+        """Stories numbered in order ("Story 3"), and commercial blocks ("Commercials", kind "commercial")."""
+        out, n = [], 0
+        for r in self.store.stories(recording_id):
+            commercial = r.get("kind") == "commercial"
+            n += not commercial
+            out.append(Span(r["start"], r["end"], "commercial" if commercial else "story",
+                            "Commercials" if commercial else f"Story {n}", r["first_word"], r["last_word"]))
+        return out
 
     def entities(self, recording_id: int) -> list[Span]:
         return [Span(r["start"], r["end"], r["type"], r["text"], r["first_word"], r["last_word"])

@@ -30,8 +30,11 @@ def run_import(args: argparse.Namespace) -> int:
             audio = args.audio or (None if args.no_audio else matching_audio(name))
             rec_id = import_transcript(store, name, audio=audio)
             rec = store.recording(rec_id)
-            stories = len(store.stories(rec_id))
+            kinds = [s["kind"] for s in store.stories(rec_id)]
+            stories = counted(kinds.count("story"), "story", "stories")
+            ads = kinds.count("commercial")
+            ads_text = f", {counted(ads, 'commercial block')} (not searched)" if ads else ""
             plays = f", plays {audio}" if audio else ", no audio"
-            print(shown(f"imported {name}: {counted(rec['word_count'], 'word')}, {counted(stories, 'story', 'stories')}"
+            print(shown(f"imported {name}: {counted(rec['word_count'], 'word')}, {stories}{ads_text}"
                         f"{plays} (recording {rec_id})"))
     return 0

@@ -58,11 +58,13 @@ class Cue:
 
 @dataclass
 class Captions:
-    """A caption file's cues (in time order) and the cue index each story starts at (may be empty)."""
+    """A caption file's cues (in time order), the cue index each story starts at (may be empty) and,
+    parallel to it, each one's kind (``"story"`` or ``"commercial"``)."""
 
     cues: list[Cue]
     story_starts: list[int] = field(default_factory=list)
     format: str = ""
+    story_kinds: list[str] = field(default_factory=list)
 
 
 def read_captions(path: str | Path) -> Captions:
@@ -185,7 +187,7 @@ def _txt3(path: Path, lines: list[str]) -> Captions:
     """NewsScape captions: CC rows are cues, SEG markers open stories."""
     origin: float | None = None
     cues: list[Cue] = []
-    starts: list[int] = []
+    starts: list[tuple[int, str]] = []  # (cue index, kind)
     for number, line in enumerate(lines, 1):
         parts = line.split("|", 3)
         if parts[0] == "TOP" and len(parts) > 1:
@@ -201,7 +203,7 @@ def _txt3(path: Path, lines: list[str]) -> Captions:
         if row is None:
             continue
         if row.opens_story:
-            starts.append(len(cues))
+            starts.append((len(cues), "commercial" if "Commercial" in row.text else "story"))
             continue
         if not row.is_caption:
             continue
@@ -217,7 +219,8 @@ def _txt3(path: Path, lines: list[str]) -> Captions:
             out.append(Cue(start, max(c.end - base, start), c.text))
             last = start
         cues = out
-    stories = sorted({s for s in starts if s < len(cues)})
+    kinds = {s: kind for s, kind in starts if s < len(cues)}  # the last marker at a cue wins
+    stories = sorted(kinds)
     if stories and stories[0] != 0:
-        stories = [0, *stories]
-    return Captions(cues, stories)
+        stories, kinds = [0, *stories], {0: "story", **kinds}
+    return Captions(cues, stories, story_kinds=[kinds[s] for s in stories])

@@ -49,9 +49,10 @@ def caption_words(caps: Captions) -> tuple[list[WordRow], list[tuple[int, int]],
     cue_first.append(len(words))
     stories = []
     bounds = [cue_first[k] for k in caps.story_starts] + [len(words)]
-    for a, b in itertools.pairwise(bounds):
+    kinds = caps.story_kinds or ["story"] * len(caps.story_starts)
+    for (a, b), kind in zip(itertools.pairwise(bounds), kinds, strict=True):
         if b > a:
-            stories.append(StoryRow(a, b - 1, None))
+            stories.append(StoryRow(a, b - 1, None, kind))
     return words, segments, stories
 
 

@@ -81,7 +81,8 @@ def index_passages(store: Store, recording_id: int) -> int:
 
     Documents are the recording's stories when the ``stories`` table has rows
     for it (words outside every story form documents of their own, with
-    ``story_idx`` NULL), else the whole recording. Runs inside the caller's
+    ``story_idx`` NULL), else the whole recording; commercial blocks are left out, so an
+    advertisement is never a hit. Runs inside the caller's
     transaction: it neither begins nor commits one.
     """
     index = PassageIndex(store)
@@ -115,9 +116,19 @@ def passage_rows(text: RecordingText, *, block_base: int, doc_base: int,
 
     term_texts, term_word = word_terms(text.texts)
     tok_word = np.asarray(term_word, dtype=np.int64)
+    docs = _documents(text.stories, word_idx)
+    if text.commercials:  # an advertisement's words are in no document, no block and no statistic
+        unsearched = np.zeros(len(word_idx) + 1, dtype=np.int64)
+        for ad in (doc for doc in docs if doc.story_idx in text.commercials):
+            unsearched[ad.first] += 1
+            unsearched[ad.last + 1] -= 1
+        keep = np.cumsum(unsearched)[:-1][tok_word] == 0 if len(tok_word) else np.zeros(0, dtype=bool)
+        term_texts = [t for t, k in zip(term_texts, keep.tolist(), strict=True) if k]
+        tok_word = tok_word[keep]
+        docs = [doc for doc in docs if doc.story_idx not in text.commercials]
     vocab, tok_local = np.unique(np.asarray(term_texts, dtype=object), return_inverse=True) if term_texts else (
         np.array([], dtype=object), np.array([], dtype=np.int64))
-    blocks, doc_blocks = _cut_blocks(_documents(text.stories, word_idx), tok_word)
+    blocks, doc_blocks = _cut_blocks(docs, tok_word)
     ids = term_ids(_term_counts(vocab, tok_local, blocks, doc_blocks))
     tok_global = ids[tok_local].astype(np.int32) if len(tok_local) else np.array([], dtype=np.int32)
 

@@ -35,6 +35,8 @@ class RecordingText:
     texts: tuple[str, ...]
     #: (story idx, first word index, last word index) ordered by first word.
     stories: tuple[tuple[int, int, int], ...]
+    #: Idx of the stories that are commercial blocks (their words are not searched).
+    commercials: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ class PassageIndex:
             "SELECT idx, start, end, text FROM words WHERE recording_id = ? ORDER BY idx", [recording_id]
         ).fetchall()
         stories = self.conn.execute(
-            "SELECT idx, first_word, last_word FROM stories WHERE recording_id = ? ORDER BY first_word, idx",
+            "SELECT idx, first_word, last_word, kind FROM stories WHERE recording_id = ? ORDER BY first_word, idx",
             [recording_id],
         ).fetchall()
         cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
@@ -192,7 +194,8 @@ class PassageIndex:
             recording_id=recording_id, name=str(rec[1]), ingested_at=float(rec[2]),
             word_idx=np.asarray(cols[0], dtype=np.int64), starts=np.asarray(cols[1], dtype=np.float64),
             ends=np.asarray(cols[2], dtype=np.float64), texts=tuple(str(t) for t in cols[3]),
-            stories=tuple((int(i), int(a), int(b)) for i, a, b in stories),
+            stories=tuple((int(i), int(a), int(b)) for i, a, b, _ in stories),
+            commercials=frozenset(int(i) for i, _, _, kind in stories if kind == "commercial"),
         )
 
     def next_ids(self) -> tuple[int, int]:

@@ -243,10 +243,17 @@ def _drop_segments_fts(db: sqlite_utils.Database) -> None:
     db.execute("DROP TABLE IF EXISTS segments_fts")
 
 
+def _story_kind(db: sqlite_utils.Database) -> None:
+    # A caption file marks commercial blocks as well as stories; they are kept, shown as commercials,
+    # and left out of the passage index, so an advertisement is never a search hit.
+    db.execute("ALTER TABLE stories ADD COLUMN kind TEXT NOT NULL DEFAULT 'story'")  # story | commercial
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_passage_stats", _passage_stats),
     ("0003_transcribed_flag", _transcribed_flag),
     ("0004_word_display", _word_display),
     ("0005_drop_segments_fts", _drop_segments_fts),
+    ("0006_story_kind", _story_kind),
 ]

@@ -68,11 +68,13 @@ class EventRow:
 
 @dataclass(frozen=True)
 class StoryRow:
-    """A story: its first and last word (inclusive) and the boundary's posterior."""
+    """A story: its first and last word (inclusive), the boundary's posterior, and its kind:
+    ``"story"``, or ``"commercial"`` for a block of advertisements a caption file marks (kept out of search)."""
 
     first_word: int
     last_word: int
     confidence: float | None = None
+    kind: str = "story"
 
 
 @dataclass(frozen=True)
@@ -522,10 +524,10 @@ class Store:
 
     def _insert_stories(self, rec_id: int, words: Sequence[WordRow], stories: Sequence[StoryRow]) -> None:
         self.conn.executemany(
-            "INSERT INTO stories (recording_id, idx, first_word, last_word, start, end, confidence)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            ((rec_id, k, s.first_word, s.last_word, words[s.first_word].start, words[s.last_word].end, s.confidence)
-             for k, s in enumerate(stories)),
+            "INSERT INTO stories (recording_id, idx, first_word, last_word, start, end, confidence, kind)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ((rec_id, k, s.first_word, s.last_word, words[s.first_word].start, words[s.last_word].end, s.confidence,
+              s.kind) for k, s in enumerate(stories)),
         )
 
     def _insert_entities(self, rec_id: int, words: Sequence[WordRow], entities: Sequence[EntityRow]) -> None:
@@ -552,7 +554,8 @@ class Store:
 
     def stories(self, rec_id: int) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db.query(
-            "SELECT idx, first_word, last_word, start, end, confidence FROM stories WHERE recording_id = ? ORDER BY idx",
+            "SELECT idx, first_word, last_word, start, end, confidence, kind FROM stories WHERE recording_id = ?"
+            " ORDER BY idx",
             [rec_id])]
 
     def entities(self, rec_id: int) -> list[dict[str, Any]]:

@@ -104,3 +104,29 @@ def test_a_click_on_an_item_plays_it_from_its_start(make_window, qtbot, library:
     y = RULER_HEIGHT + WAVE_HEIGHT + k * LANE_HEIGHT + LANE_HEIGHT // 2
     qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(x, y))
     assert window.player.media.position() / 1000 == pytest.approx(item.start, abs=0.05)
+
+
+COMMERCIAL_TXT3 = ("TOP|20060613000000|demo\n"
+                   "20060613000002.000|20060613000004.000|SEG_00|Type=Story start\n"
+                   "20060613000002.000|20060613000004.000|CC1|FLOODS IN YORKSHIRE.\n"
+                   "20060613000010.000|20060613000040.000|SEG_00|Type=Commercial\n"
+                   "20060613000010.000|20060613000012.000|CC1|BUY NOW.\n"
+                   "20060613000041.000|20060613000042.000|SEG_00|Type=Story start\n"
+                   "20060613000041.000|20060613000044.000|CC1|IN SPORT TONIGHT.\n")
+
+
+def test_a_commercial_block_shows_as_commercials_between_numbered_stories(make_window, qtbot, tmp_path: Path) -> None:
+    from engine.importer import import_transcript
+    from engine.storage.store import Store
+
+    caption = tmp_path / "demo.txt3"
+    caption.write_text(COMMERCIAL_TXT3, encoding="utf-8")
+    db = tmp_path / "lib.sqlite"
+    with Store(db) as store:
+        import_transcript(store, caption)
+    window = make_window(db)
+    open_recording(qtbot, window)
+    stories = next(lane for lane in window.view.timeline.canvas.lanes if lane.name == "Stories").spans
+    assert [(s.kind, s.label) for s in stories] == [("story", "Story 1"), ("commercial", "Commercials"),
+                                                    ("story", "Story 2")]
+    assert window.view.transcript.title.text().endswith("2 stories")

@@ -13,7 +13,7 @@ import pytest
 from engine.errors import ParameterError
 from engine.importer import import_transcript, read_captions
 from engine.importer.save import caption_words
-from engine.search import search
+from engine.search import search, transcript_text
 from engine.storage.store import Store
 from engine.timefmt import timestamp
 from tests.fixtures.audio import espeak
@@ -118,7 +118,10 @@ def test_txt3_story_markers_become_stories(tmp_path):
         stories = store.stories(rid)
         assert [(s["first_word"], s["last_word"]) for s in stories] == [(0, 6), (7, 8), (9, 11)]
         assert stories[0]["start"] == 2.0  # seconds from the TOP line, the recording's start
+        assert [s["kind"] for s in stories] == ["story", "commercial", "story"]
         assert search(store, "sport")[0].story_idx == 2
+        assert search(store, "buy") == []  # an advertisement is never a hit
+        assert "BUY NOW." in transcript_text(store, rid)  # though its words stay in the transcript
 
 
 @pytest.mark.slow  # over 2 s
