@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, SignalInstance
+from PySide6.QtCore import QRect, Qt, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QPushButton, QTableWidget, QToolButton, QWidget
 
@@ -46,18 +46,29 @@ def cell_text(table: QTableWidget, row: int, column: int) -> str:
     return item.text() if item is not None else ""
 
 
-def fit_inside_screen(window: QWidget) -> None:
-    """Shrink and move a top-level window so that all of it, frame included, is on the screen it is on
-    (never below its minimum size)."""
-    screen = window.screen() or QApplication.primaryScreen()
-    if screen is None:
-        return
-    room = screen.availableGeometry()
+#: Room kept for a title bar while the window manager has not framed a window yet (px).
+TITLE_BAR_ROOM = 32
+
+
+def fit_inside_screen(window: QWidget, room: QRect | None = None) -> None:
+    """Shrink and move a top-level window so that all of it, frame included, is inside ``room`` (by default
+    the available part of the screen it is on), never below its minimum size.
+
+    Before the window manager has framed the window its frame is unknown (zero): a title bar's room is kept
+    then, or the bottom of the window (its status bar) would end below the screen.
+    """
+    if room is None:
+        screen = window.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
     frame = window.frameGeometry().size() - window.geometry().size()
+    frame_height = frame.height() if frame.height() > 0 else TITLE_BAR_ROOM
     width = min(window.width(), room.width() - frame.width())
-    height = min(window.height(), room.height() - frame.height())
+    height = min(window.height(), room.height() - frame_height)
     if (width, height) != (window.width(), window.height()):
         window.resize(max(width, window.minimumWidth()), max(height, window.minimumHeight()))
-    x = min(max(window.x(), room.left()), room.right() - window.frameGeometry().width() + 1)
-    y = min(max(window.y(), room.top()), room.bottom() - window.frameGeometry().height() + 1)
+    outer_width, outer_height = window.width() + frame.width(), window.height() + frame_height
+    x = min(max(window.x(), room.left()), room.right() - outer_width + 1)
+    y = min(max(window.y(), room.top()), room.bottom() - outer_height + 1)
     window.move(max(x, room.left()), max(y, room.top()))

@@ -53,8 +53,8 @@ def test_enter_plays_from_the_matched_word(qtbot, make_window, library: Path) ->
     panel = window.search_panel
     hit = panel.model.hits[0]
     qtbot.keyClick(panel.query, Qt.Key.Key_Return)  # runs the search again and moves to the first result
-    assert panel.table.hasFocus() and panel.table.currentIndex().row() == 0
-    qtbot.keyClick(panel.table, Qt.Key.Key_Return)
+    assert panel.results.hasFocus() and panel.results.currentIndex().row() == 0
+    qtbot.keyClick(panel.results, Qt.Key.Key_Return)
     assert window.player.recording_id == hit.recording_id
     wait_loaded(qtbot, window)
     okafor = next(w for w in window.view.detail.words if w["text"] == "okafor")
@@ -67,15 +67,15 @@ def test_enter_plays_from_the_matched_word(qtbot, make_window, library: Path) ->
 def test_single_and_double_click_play_once(qtbot, make_window, library: Path) -> None:
     window = make_window(library)
     _search(qtbot, window, "airways")
-    table = window.search_panel.table
-    rect = table.visualRect(window.search_panel.model.index(0, 0))
+    results = window.search_panel.results
+    rect = results.visualRect(window.search_panel.model.index(0, 0))
     played: list[object] = []
     window.search_panel.play_requested.connect(played.append)
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseClick(results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.player.recording_id == 1 and len(played) == 1  # one click plays
     airways = window.search_panel.model.hits[0].matched[0][1]
     assert window.player.position() == pytest.approx(airways, abs=1.0)  # within 1 s of the matched word
-    qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert len(played) == 1  # the double click's activation does not start it again
 
 
