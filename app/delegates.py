@@ -6,6 +6,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem
 
+from app import colours
+
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -34,6 +36,8 @@ class ProgressDelegate(QStyledItemDelegate):
 
 #: Data role of the rich text a SnippetDelegate draws (escaped HTML with <b> marks).
 RichTextRole = Qt.ItemDataRole.UserRole + 20
+#: Class of the snippet HTML's secondary text: the timestamp colour, or the highlight's text colour when selected.
+MUTED_CLASS = "muted"
 #: Space around a snippet's text inside its row (px).
 SNIPPET_MARGIN = 6
 
@@ -42,9 +46,10 @@ class SnippetDelegate(QStyledItemDelegate):
     """Draws the index's ``RichTextRole`` HTML wrapped to the width of the view, one block per row
     (search hits as snippets: they never need a horizontal scroll bar)."""
 
-    def _document(self, option: QStyleOptionViewItem, index: _Index, width: int) -> QTextDocument:
+    def _document(self, option: QStyleOptionViewItem, index: _Index, width: int, muted: str = "") -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)  # type: ignore[attr-defined]
+        doc.setDefaultStyleSheet(f".{MUTED_CLASS} {{ color: {muted or colours.current().timestamp}; }}")
         doc.setDocumentMargin(SNIPPET_MARGIN)
         doc.setHtml(str(index.data(RichTextRole) or ""))
         doc.setTextWidth(max(40, width))
@@ -61,13 +66,14 @@ class SnippetDelegate(QStyledItemDelegate):
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         rect = opt.rect  # type: ignore[attr-defined]
-        doc = self._document(opt, index, rect.width())
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        group = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        doc = self._document(opt, index, rect.width(),
+                             opt.palette.color(group).name() if selected else "")  # type: ignore[attr-defined]
         opt.text = ""  # type: ignore[attr-defined]
         style = opt.widget.style() if opt.widget else QApplication.style()  # type: ignore[attr-defined]
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)  # type: ignore[attr-defined]
         ctx = QAbstractTextDocumentLayout.PaintContext()
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
-        group = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         ctx.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(group))  # type: ignore[attr-defined]
         painter.save()
         painter.translate(rect.topLeft())

@@ -88,6 +88,7 @@ class IngestPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
+        self.summary.hide()
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         self._update_buttons()
@@ -109,11 +110,17 @@ class IngestPanel(QWidget):
                 QTimer.singleShot(0, self.table, lambda: self.table.scrollTo(index))
         else:
             self.totals.ended(status)
-        self.summary.setText(self.totals.line())
+        self._show_totals()
 
     def _count_progress(self, path: str, done: float, total: float) -> None:
         if self.totals.progress(path, done):
-            self.summary.setText(self.totals.line())
+            self._show_totals()
+
+    def _show_totals(self) -> None:
+        """The totals line, hidden while there is nothing to count (its empty line took a row's height)."""
+        line = self.totals.line()
+        self.summary.setText(line)
+        self.summary.setVisible(bool(line))
 
     def select_path(self, path: str) -> None:
         row = self.model.row_of(path)

@@ -53,6 +53,8 @@ log = logging.getLogger("earshot.app")
 
 #: Coalesce library refreshes while files finish (ms).
 REFRESH_DELAY_MS = 300
+#: Width of the library and search docks on a wide window (px).
+LIBRARY_DOCK_WIDTH = 640
 
 
 class MainWindow(QMainWindow):
@@ -141,7 +143,8 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(docks["queue"], docks["log"])
         docks["library"].raise_()
         docks["queue"].raise_()
-        self.resizeDocks([docks["library"]], [560], Qt.Orientation.Horizontal)
+        # At most two fifths of the width: at 1024 pixels the recording keeps 600 of them.
+        self.resizeDocks([docks["library"]], [min(LIBRARY_DOCK_WIDTH, self.width() * 2 // 5)], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["queue"]], [170], Qt.Orientation.Vertical)
         self._restore_layout()
 

@@ -26,8 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import colours
-from app.delegates import RichTextRole, SnippetDelegate
+from app.delegates import MUTED_CLASS, RichTextRole, SnippetDelegate
 from app.format import clock, counted
 from app.table_model import RowTableModel
 from app.tasks import TaskPool
@@ -75,12 +74,10 @@ class SearchResultsModel(RowTableModel):
 
 def _snippet_html(hit: SearchHit) -> str:
     """A hit as a snippet: the recording and the time it plays from, the passage with its matches in bold,
-    then the notable events around it (in the timestamp colour)."""
-    shades = colours.current()
-    head = (f"<b>{html.escape(Path(hit.recording).stem)}</b>"
-            f' <span style="color:{shades.timestamp}">· {clock(hit.hot_spot)}</span>')
+    then the notable events around it (muted: the delegate colours ``MUTED_CLASS``)."""
+    head = f'<b>{html.escape(Path(hit.recording).stem)}</b> <span class="{MUTED_CLASS}">· {clock(hit.hot_spot)}</span>'
     around = _events_around(hit)
-    tail = f'<br><span style="color:{shades.timestamp}">{html.escape(around)}</span>' if around else ""
+    tail = f'<br><span class="{MUTED_CLASS}">{html.escape(around)}</span>' if around else ""
     return f"{head}<br>{hit.snippet}{tail}"
 
 
