@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QColor, QIcon, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from app import colours, transcript_text
 from app.transcript_doc import ENTITY_COLOURS
@@ -100,6 +100,25 @@ def test_the_settings_close_icon_stands_out_on_a_dark_palette(qtbot, make_window
         assert colours.contrast(drawn, "#2b2b2b") >= 3.0, drawn  # WCAG non-text
         assert colours.contrast(light_drawn, "#2b2b2b") < colours.contrast(drawn, "#2b2b2b")
         dialog.close()
+    finally:
+        app.setPalette(old)
+        colours.use_dark(False)
+
+
+def test_the_dock_buttons_stand_out_on_a_dark_palette(qtbot, make_window, tmp_path):
+    app = QApplication.instance()
+    old = app.palette()
+    dark = _dark_palette(old)
+    try:
+        window = make_window(tmp_path / "lib.sqlite")
+        app.setPalette(dark)  # switched while the window is open: the docks' icons follow
+
+        def drawn() -> list[str]:
+            return [_drawn_colour(b.icon()) for dock in window.docks.values() for b in dock.findChildren(QAbstractButton)
+                    if b.objectName() in ("qt_dockwidget_closebutton", "qt_dockwidget_floatbutton")]
+
+        assert len(drawn()) == 2 * len(window.docks)
+        qtbot.waitUntil(lambda: all(colours.contrast(c, "#2b2b2b") >= 3.0 for c in drawn()))  # WCAG non-text
     finally:
         app.setPalette(old)
         colours.use_dark(False)
