@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,7 +22,9 @@ from engine.ingest.totals import BatchTotals
 from engine.jobs import JobState
 
 #: Rows of the queue shown at least (with its header).
-QUEUE_ROWS_SHOWN = 4
+QUEUE_ROWS_SHOWN = 3
+#: Widths of the status, progress and ETA columns (px); the file and its details share the rest.
+QUEUE_COLUMN_WIDTHS = {1: 76, 2: 100, 3: 60}
 
 
 class IngestPanel(QWidget):
@@ -54,21 +56,25 @@ class IngestPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setItemDelegateForColumn(2, ProgressDelegate(ProgressRole, self.table))
         self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(False)
+        # The file and the details share what the fixed columns leave; a long reason wraps onto more lines
+        # of its row (at 1024 pixels wide it used to need a horizontal scroll bar).
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(0, 220)
-        header.resizeSection(1, 80)
-        header.resizeSection(2, 110)
-        header.resizeSection(3, 80)
-        header.setStretchLastSection(True)
+        header.setMinimumSectionSize(40)
+        for column, width in QUEUE_COLUMN_WIDTHS.items():
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(self.model.columnCount() - 1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.model.dataChanged.connect(self._update_buttons)
         widget_shortcut(QKeySequence.StandardKey.Delete, self.table, self.cancel_selected)
         # Whole rows, never two and a half: the header and QUEUE_ROWS_SHOWN rows at least.
         rows = self.table.verticalHeader().defaultSectionSize() * QUEUE_ROWS_SHOWN
-        scroll_bar = self.table.horizontalScrollBar().sizeHint().height()  # when the details run wide
-        self.table.setMinimumHeight(header.sizeHint().height() + rows + scroll_bar + 2 * self.table.frameWidth())
+        self.table.setMinimumHeight(header.sizeHint().height() + rows + 2 * self.table.frameWidth())
 
         self.add_button = push_button("Add…", "Add recordings to the queue", self.add_files_requested)
         self.cancel_button = push_button("Cancel selected", "Cancel the selected files", self.cancel_selected)
@@ -82,6 +88,7 @@ class IngestPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
+        self.summary.hide()
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         self._update_buttons()
@@ -103,11 +110,17 @@ class IngestPanel(QWidget):
                 QTimer.singleShot(0, self.table, lambda: self.table.scrollTo(index))
         else:
             self.totals.ended(status)
-        self.summary.setText(self.totals.line())
+        self._show_totals()
 
     def _count_progress(self, path: str, done: float, total: float) -> None:
         if self.totals.progress(path, done):
-            self.summary.setText(self.totals.line())
+            self._show_totals()
+
+    def _show_totals(self) -> None:
+        """The totals line, hidden while there is nothing to count (its empty line took a row's height)."""
+        line = self.totals.line()
+        self.summary.setText(line)
+        self.summary.setVisible(bool(line))
 
     def select_path(self, path: str) -> None:
         row = self.model.row_of(path)

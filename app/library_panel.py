@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +38,10 @@ STATUS_FILTERS: dict[str, frozenset[str] | None] = {
 COLUMN_WIDTHS = {1: 56, 2: 50, 3: 124, 4: 96, 5: 84}
 #: Room beside a column title for the header's margins and sort arrow (px).
 HEADER_TITLE_ROOM = 28
+#: Characters of a name the Name column keeps room for; narrower, columns are hidden to make room.
+NAME_MIN_CHARS = 20
+#: Columns hidden, in this order, when the name would get less room (engine and model, indexed, words).
+OPTIONAL_COLUMNS = (3, 5, 2)
 
 
 class LibraryFilter(QSortFilterProxyModel):
@@ -129,9 +133,12 @@ class LibraryPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(40)
+        self._column_widths: dict[int, int] = {}
         for column, width in COLUMN_WIDTHS.items():
             title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal))
-            header.resizeSection(column, max(width, header.fontMetrics().horizontalAdvance(title) + HEADER_TITLE_ROOM))
+            self._column_widths[column] = max(width, header.fontMetrics().horizontalAdvance(title) + HEADER_TITLE_ROOM)
+            header.resizeSection(column, self._column_widths[column])
+        self.table.viewport().installEventFilter(self)
         self.table.doubleClicked.connect(self._open_index)
         self.table.activated.connect(self._open_index)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
@@ -179,6 +186,25 @@ class LibraryPanel(QWidget):
         self._update_buttons()
         self._status_chosen(self.status_filter.currentText())
         self._show_empty_state()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return False
+
+    def _fit_columns(self) -> None:
+        """Hide the least needed columns while the name would get less than NAME_MIN_CHARS characters."""
+        room = self.table.viewport().width() - self.table.fontMetrics().averageCharWidth() * NAME_MIN_CHARS
+        hidden: set[int] = set()
+        for column in OPTIONAL_COLUMNS:
+            if sum(w for c, w in self._column_widths.items() if c not in hidden) <= room:
+                break
+            hidden.add(column)
+        for column in OPTIONAL_COLUMNS:
+            if self.table.isColumnHidden(column) != (column in hidden):
+                self.table.setColumnHidden(column, column in hidden)
+                if column not in hidden:
+                    self.table.horizontalHeader().resizeSection(column, self._column_widths[column])
 
     def _status_chosen(self, label: str) -> None:
         self.proxy.set_statuses(STATUS_FILTERS[label])

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
+    QStyle,
 )
 
 import engine
@@ -38,7 +39,7 @@ from app.search_panel import SearchPanel
 from app.settings import AppSettings
 from app.settings_dialog import SettingsDialog
 from app.tasks import TaskPool
-from app.widgets import fit_inside_screen, push_button
+from app.widgets import fit_inside_screen, palette_icon, push_button
 from engine.errors import EarshotError
 from engine.export import FORMATS
 from engine.importer import import_transcript, matching_audio
@@ -53,6 +54,8 @@ log = logging.getLogger("earshot.app")
 
 #: Coalesce library refreshes while files finish (ms).
 REFRESH_DELAY_MS = 300
+#: Width of the library and search docks on a wide window (px).
+LIBRARY_DOCK_WIDTH = 640
 
 
 class MainWindow(QMainWindow):
@@ -85,6 +88,7 @@ class MainWindow(QMainWindow):
         self.view = RecordingView(self.pool, self.player, self.settings, lambda: self.db_path)
         self.setCentralWidget(self.view)
         self.docks = self._make_docks()
+        self._colour_dock_buttons()
         self._arranged = False
         self.models_panel: ModelsPanel | None = None
         self.settings_dialog: SettingsDialog | None = None
@@ -131,6 +135,22 @@ class MainWindow(QMainWindow):
             docks[key] = dock
         return docks
 
+    def _colour_dock_buttons(self) -> None:
+        """The docks' float and close icons in the palette's button text colour (the stock ones are dark
+        grey, unreadable on a dark palette)."""
+        icons = {"qt_dockwidget_closebutton": QStyle.StandardPixmap.SP_TitleBarCloseButton,
+                 "qt_dockwidget_floatbutton": QStyle.StandardPixmap.SP_TitleBarNormalButton}
+        for dock in self.docks.values():
+            for button in dock.findChildren(QAbstractButton):
+                if button.objectName() in icons:
+                    button.setIcon(palette_icon(self, icons[button.objectName()]))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "docks"):
+            # After the docks have taken the new palette themselves (they reset their icons then).
+            QTimer.singleShot(0, self, self._colour_dock_buttons)
+        super().changeEvent(event)
+
     def _arrange_docks(self) -> None:
         """Tabs and sizes of the docks, then the user's saved layout.
 
@@ -141,7 +161,8 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(docks["queue"], docks["log"])
         docks["library"].raise_()
         docks["queue"].raise_()
-        self.resizeDocks([docks["library"]], [560], Qt.Orientation.Horizontal)
+        # At most two fifths of the width: at 1024 pixels the recording keeps 600 of them.
+        self.resizeDocks([docks["library"]], [min(LIBRARY_DOCK_WIDTH, self.width() * 2 // 5)], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["queue"]], [170], Qt.Orientation.Vertical)
         self._restore_layout()
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QStyle, QToolButton, QWidget
 
 from app.format import clock, clock_precise
 from app.player import LARGE_SKIP, Player
 from app.settings import SPEEDS, AppSettings
-from app.widgets import push_button
+from app.widgets import palette_icon, push_button
 
 #: Slider resolution: one step per tenth of a second.
 _STEPS_PER_SECOND = 10
@@ -120,18 +120,7 @@ class PlayerBar(QWidget):
         self.play_button.setIcon(self._icon(icon))
 
     def _icon(self, which: QStyle.StandardPixmap) -> QIcon:
-        """The style's icon in the palette's button text colour: the stock ones are near black, so on a
-        dark palette they were #0D0D0D on #2B2B2B (contrast 1.4:1)."""
-        icon = QIcon()
-        colour = self.palette().color(QPalette.ColorRole.ButtonText)
-        for size in (16, 24, 32):
-            pixmap = QPixmap(self.style().standardIcon(which).pixmap(size, size))
-            painter = QPainter(pixmap)
-            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)  # keep the shape
-            painter.fillRect(pixmap.rect(), colour)
-            painter.end()
-            icon.addPixmap(pixmap)
-        return icon
+        return palette_icon(self, which)
 
     def changeEvent(self, event: QEvent) -> None:
         built = hasattr(self, "volume_icon")  # a palette may change while the bar is still being built

@@ -7,6 +7,7 @@ field never waits for the index.
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from pathlib import Path
@@ -18,15 +19,14 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QTableView,
+    QListView,
     QVBoxLayout,
     QWidget,
 )
 
-from app.delegates import RichTextDelegate
+from app.delegates import MUTED_CLASS, RichTextRole, SnippetDelegate
 from app.format import clock, counted
 from app.table_model import RowTableModel
 from app.tasks import TaskPool
@@ -36,8 +36,8 @@ from engine.search import QueryReport
 
 #: Pause in typing before a query runs (ms).
 TYPING_PAUSE_MS = 150
-#: Width the passage column wants at least (px).
-PASSAGE_MIN_WIDTH = 200
+#: Width the result list wants at least (px): a few words of a passage a line.
+RESULTS_MIN_WIDTH = 200
 #: Hits shown per query.
 RESULT_LIMIT = 100
 
@@ -60,9 +60,25 @@ class SearchResultsModel(RowTableModel):
         return self.hits
 
     def role_data(self, hit: SearchHit, role: int) -> Any:
+        if role == RichTextRole:
+            return _snippet_html(hit)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            plain = re.sub(r"<[^>]+>", "", hit.snippet)
+            around = _events_around(hit)
+            return f"{Path(hit.recording).stem}, {clock(hit.hot_spot)}: {html.unescape(plain)}" + (
+                f" ({around})" if around else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{hit.recording}\nplays from {clock(hit.hot_spot)} (passage {clock(hit.start)}–{clock(hit.end)})"
         return None
+
+
+def _snippet_html(hit: SearchHit) -> str:
+    """A hit as a snippet: the recording and the time it plays from, the passage with its matches in bold,
+    then the notable events around it (muted: the delegate colours ``MUTED_CLASS``)."""
+    head = f'<b>{html.escape(Path(hit.recording).stem)}</b> <span class="{MUTED_CLASS}">· {clock(hit.hot_spot)}</span>'
+    around = _events_around(hit)
+    tail = f'<br><span class="{MUTED_CLASS}">{html.escape(around)}</span>' if around else ""
+    return f"{head}<br>{hit.snippet}{tail}"
 
 
 def _events_around(hit: SearchHit) -> str:
@@ -101,25 +117,20 @@ class SearchPanel(QWidget):
         entity_edit.editingFinished.connect(self._typed)
 
         self.model = SearchResultsModel()
-        self.table = QTableView()
-        self.table.setAccessibleName("Search results")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setItemDelegateForColumn(2, RichTextDelegate(self.table))
-        self.table.setWordWrap(True)
-        self.table.verticalHeader().setVisible(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(40)
-        header.resizeSection(0, 96)
-        header.resizeSection(1, 52)
-        header.resizeSection(3, 96)
-        # The passage keeps room for a few words a line; narrower, the table scrolls sideways.
-        self.table.setMinimumWidth(96 + 52 + 96 + PASSAGE_MIN_WIDTH // 2)
-        self.table.clicked.connect(self._activated)
-        self.table.activated.connect(self._activated)  # Enter (and, on some styles, a double click)
+        # One snippet per hit (recording and time, the passage, what is around it), wrapped to the list's width.
+        self.results = QListView()
+        self.results.setAccessibleName("Search results")
+        self.results.setModel(self.model)
+        self.results.setItemDelegate(SnippetDelegate(self.results))
+        self.results.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.results.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.results.setWordWrap(True)
+        self.results.setResizeMode(QListView.ResizeMode.Adjust)  # re-wrap when the panel is resized
+        self.results.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.results.setMinimumWidth(RESULTS_MIN_WIDTH)
+        self.results.clicked.connect(self._activated)
+        self.results.activated.connect(self._activated)  # Enter (and, on some styles, a double click)
         self._last_played: tuple[int, int, float] | None = None  # (query id, row, monotonic seconds)
         self.status = QLabel("Type to search the transcripts of every recording.")
         self.status.setAccessibleName("Search status")
@@ -140,13 +151,13 @@ class SearchPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.query)
         layout.addLayout(filters)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.results, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.did_you_mean, 0, Qt.AlignmentFlag.AlignLeft)
         self.setTabOrder(self.query, self.event_filter)
         self.setTabOrder(self.event_filter, self.entity_filter)
         self.setTabOrder(self.entity_filter, self.recording_filter)
-        self.setTabOrder(self.recording_filter, self.table)
+        self.setTabOrder(self.recording_filter, self.results)
 
     # -- filters ----------------------------------------------------------------------------
 
@@ -214,7 +225,6 @@ class SearchPanel(QWidget):
         if asked != self._asked:
             return
         self.model.set_hits(hits)
-        self.table.resizeRowsToContents()
         more = " (the first ones)" if len(hits) >= RESULT_LIMIT else ""
         narrowed = self._filters_text()
         self.status.setText(f"{counted(len(hits), 'passage')} {narrowed}{more}; type to search inside them" if hits
@@ -225,10 +235,9 @@ class SearchPanel(QWidget):
         if asked != self._asked:
             return  # the query changed while this one ran
         self.model.set_hits(hits)
-        self.table.resizeRowsToContents()
         if self._focus_results and hits:
-            self.table.setFocus()
-            self.table.selectRow(0)
+            self.results.setFocus()
+            self.results.setCurrentIndex(self.model.index(0, 0))
         self._focus_results = False
         more = " (showing the best)" if len(hits) >= RESULT_LIMIT else ""
         noun = "passage" if len(hits) == 1 else "passages"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QSlider,
     QSpinBox,
+    QStyle,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 from app import dialogs
 from app.models_panel import ModelsPanel
 from app.settings import DETECTORS, AppSettings
-from app.widgets import push_button
+from app.widgets import palette_icon, push_button
 from engine.errors import EarshotError
 from engine.ingest.cluster import parse_cluster
 
@@ -139,6 +140,19 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.detectors, "Detectors")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
+        close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
+        assert close_button is not None  # the box was made with it
+        self.close_button = close_button
+        self._colour_icons()
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
+
+    def _colour_icons(self) -> None:
+        """The Close icon in the palette's button text colour (the stock one is dark on a dark palette)."""
+        self.close_button.setIcon(palette_icon(self, QStyle.StandardPixmap.SP_DialogCloseButton))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "close_button"):
+            self._colour_icons()  # light and dark mode switched while the dialog is open
+        super().changeEvent(event)

@@ -88,7 +88,7 @@ class FindBar(QWidget):
 
 
 class TranscriptPanel(QWidget):
-    """Title line, legend and follow switch, the text, and the find bar."""
+    """Title line with the follow switch, the legend, the text, and the find bar."""
 
     seek_requested = Signal(float)  # seconds
 
@@ -112,13 +112,16 @@ class TranscriptPanel(QWidget):
         self.text.word_clicked.connect(self._word_clicked)
         self.text.filled.connect(lambda: self.text.highlight_word(self._shown_word, follow=self.follow.isChecked()))
         self.find_bar = FindBar(self.text)
+        # The title and the switch on one line, the legend on its own: side by side they did not fit
+        # the middle of a 1024-pixel window, and the title ran under the legend.
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
-        top.addWidget(self.legend)
         top.addWidget(self.follow)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
         layout.addLayout(top)
+        layout.addWidget(self.legend)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.find_bar)
         self._pending_position: float | None = None

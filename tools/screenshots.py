@@ -9,8 +9,9 @@ Xvfb (started here unless ``DISPLAY`` is set; ``--offscreen`` renders without
 X), runs the evaluation panels on small sample files, and saves one PNG per
 panel in ``--out``.
 
-``--docs`` takes only the three pictures docs/ shows (the empty library, a search hit playing
-from its word with the matches marked, dark mode), at 1024x700, and writes them into docs/.
+``--docs`` takes only the pictures docs/ shows (the library, a recording, a search hit playing from
+its word with the matches marked; light and dark; at 1024x700 and 1600x1000: 12 PNGs) and writes
+them into docs/. Run it under ``xvfb-run -s "-screen 0 1600x1000x24"`` (or with ``--offscreen``).
 
 Run: ``.venv/bin/python -m tools.screenshots [--out DIR] [--demo DIR] [--offscreen] [--docs]``.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -52,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["EARSHOT_DATA_DIR"] = str(args.demo / "data")
     os.environ["EARSHOT_CACHE_DIR"] = str(args.demo / "cache")
     db = build_demo(args.demo)
-    with _display(args.offscreen):
+    with _display(args.offscreen, max(DOCS_SIZES) if args.docs else (WIDTH, HEIGHT)):
         paths = docs_screenshots(db, args.demo, REPO / "docs") if args.docs else take_screenshots(db, args.demo, args.out)
     for p in paths:
         print(p)
@@ -100,8 +102,8 @@ def build_demo(folder: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _display(offscreen: bool) -> Iterator[None]:
-    """Xvfb on a free display unless one is set (or offscreen rendering is asked for)."""
+def _display(offscreen: bool, size: tuple[int, int]) -> Iterator[None]:
+    """Xvfb (a screen of ``size`` pixels) on a free display unless one is set (or offscreen rendering is asked for)."""
     if offscreen:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         yield
@@ -114,7 +116,7 @@ def _display(offscreen: bool) -> Iterator[None]:
     if xvfb is None:
         sys.exit("screenshots: Xvfb is not installed (apt-get install xvfb), or pass --offscreen")
     display = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    proc = subprocess.Popen([xvfb, f":{display}", "-screen", "0", f"{WIDTH}x{HEIGHT}x24", "-nolisten", "tcp"],
+    proc = subprocess.Popen([xvfb, f":{display}", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.environ["DISPLAY"], os.environ["QT_QPA_PLATFORM"] = f":{display}", "xcb"
     try:
@@ -127,72 +129,116 @@ def _display(offscreen: bool) -> Iterator[None]:
         proc.wait(5)
 
 
-DOCS_SIZE = (1024, 700)
+#: Window sizes of the docs' pictures (px): the smallest screen the app is laid out for, and a large one.
+DOCS_SIZES = ((1024, 700), (1600, 1000))
+#: Colours of the docs' dark pictures (a common dark palette).
+DARK_PALETTE = (("Window", "#353535"), ("WindowText", "#eeeeee"), ("Base", "#2b2b2b"), ("AlternateBase", "#353535"),
+                ("Text", "#eeeeee"), ("Button", "#353535"), ("ButtonText", "#eeeeee"), ("Highlight", "#2a82da"),
+                ("HighlightedText", "#000000"), ("ToolTipBase", "#353535"), ("ToolTipText", "#eeeeee"),
+                ("PlaceholderText", "#9e9e9e"))
 
 
 def docs_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
-    """The empty library, a search hit landing on its word, and dark mode, at 1024x700."""
+    """The library, a recording and a search hit, light and dark, at each of DOCS_SIZES: 12 PNGs
+    named ``screenshot-{view}-{width}-{scheme}.png``."""
     from PySide6.QtGui import QColor, QPalette
     from PySide6.QtWidgets import QApplication
-
-    from app.main_window import MainWindow
-    from app.tasks import TaskPool
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("Earshot")
     app.setStyle("Fusion")
-    saved: list[Path] = []
-
-    def shot(window: MainWindow, name: str) -> None:
-        _settle(app, 0.5)
-        path = out / f"{name}.png"
-        window.grab().save(str(path))
-        saved.append(path)
-
-    empty = MainWindow(demo / "empty-library.sqlite", pool=TaskPool())
-    empty.resize(*DOCS_SIZE)
-    empty.show()
-    _settle(app, 1.0)
-    shot(empty, "screenshot-empty-library")
-    empty.close()
-
     from engine.storage.store import Store
 
     with Store(db) as store:
         words = store.words(int(store.recordings()[0]["id"]))
     query = next((w["text"] for w in words if w["text"] in ("okafor", "bridge", "airways", "frog")),
                  _a_recognised_word(words))
-
-    def hit_window(name: str) -> None:
-        window = MainWindow(db, pool=TaskPool())
-        window.resize(*DOCS_SIZE)
-        window.show()
-        _settle(app, 1.0)
-        window.focus_search()
-        window.search_panel.query.setText(query)
-        _wait(app, lambda: window.search_panel.model.rowCount() > 0)
-        panel = window.search_panel
-        panel.table.selectRow(0)
-        panel.play_requested.emit(panel.model.hits[0])
-        _wait(app, lambda: bool(window.view.transcript.text.hit_words()) and window.view.transcript.text.is_filled())
-        _settle(app, 1.5)
-        window.player.pause()
-        shot(window, name)
-        window.close()
-
-    hit_window("screenshot-search-hit")
-    dark = QPalette()
-    for role, colour in ((QPalette.ColorRole.Window, "#353535"), (QPalette.ColorRole.WindowText, "#eeeeee"),
-                         (QPalette.ColorRole.Base, "#2b2b2b"), (QPalette.ColorRole.AlternateBase, "#353535"),
-                         (QPalette.ColorRole.Text, "#eeeeee"), (QPalette.ColorRole.Button, "#353535"),
-                         (QPalette.ColorRole.ButtonText, "#eeeeee"), (QPalette.ColorRole.Highlight, "#2a82da"),
-                         (QPalette.ColorRole.HighlightedText, "#000000"), (QPalette.ColorRole.ToolTipBase, "#353535"),
-                         (QPalette.ColorRole.ToolTipText, "#eeeeee"), (QPalette.ColorRole.PlaceholderText, "#9e9e9e")):
-        dark.setColor(role, QColor(colour))
-    app.setPalette(dark)
-    hit_window("screenshot-dark-mode")
-    _settle(app, 0.3)
+    dark = QPalette(app.style().standardPalette())
+    for role, colour in DARK_PALETTE:
+        dark.setColor(getattr(QPalette.ColorRole, role), QColor(colour))
+    for role in ("WindowText", "Text", "ButtonText"):  # greyed out when disabled, as a light palette does
+        dark.setColor(QPalette.ColorGroup.Disabled, getattr(QPalette.ColorRole, role), QColor("#8a8a8a"))
+    saved: list[Path] = []
+    for scheme, palette in (("light", app.style().standardPalette()), ("dark", dark)):
+        app.setPalette(palette)
+        for width, height in DOCS_SIZES:
+            for view, pose in (("library", _pose_library), ("recording", _pose_recording), ("search", _pose_search)):
+                window = _docs_window(app, db, width, height)
+                pose(app, window, query)
+                _settle(app, 0.5)
+                path = out / f"screenshot-{view}-{width}-{scheme}.png"
+                _save_small(window.grab().toImage(), path)
+                saved.append(path)
+                window.close()
+                _settle(app, 0.2)
     return saved
+
+
+def _docs_window(app, db: Path, width: int, height: int):  # type: ignore[no-untyped-def]
+    """A main window on the demo index, shown at ``width`` x ``height`` (set after the first show, which
+    fits the window to the screen)."""
+    from app.main_window import MainWindow
+    from app.settings import AppSettings
+    from app.tasks import TaskPool
+
+    AppSettings().path.unlink(missing_ok=True)  # the first-run layout, not the one the last picture left
+    window = MainWindow(db, pool=TaskPool())
+    window.resize(width, height)  # the docks are sized for it at the first show
+    window.show()
+    _settle(app, 0.5)
+    window.resize(width, height)  # without a window manager the first show keeps room for a title bar
+    _settle(app, 0.5)
+    return window
+
+
+def _open_first(app, window) -> None:  # type: ignore[no-untyped-def]
+    window.view.open(1)
+    _wait(app, lambda: window.view.timeline.canvas.envelope is not None and window.view.transcript.text.is_filled())
+
+
+def _pose_library(app, window, _query: str) -> None:  # type: ignore[no-untyped-def]
+    """Every recording, the damaged file's failure too; the first one open."""
+    window.docks["library"].raise_()
+    window.library_panel.status_filter.setCurrentText("All")
+    _open_first(app, window)
+    if window.view.detail is not None:
+        window.library_panel.select_path(window.view.detail.recording["path"])
+
+
+def _pose_recording(app, window, _query: str) -> None:  # type: ignore[no-untyped-def]
+    """A recording paused a third of the way in, the side panels closed to give it the window."""
+    for key in ("library", "search"):
+        window.docks[key].hide()
+    _open_first(app, window)
+    words = window.view.detail.words if window.view.detail else []
+    window.player.play_from(1, window.view.detail.recording["path"], words[len(words) // 3]["start"] if words else 0.0)
+    _settle(app, 1.5)
+    window.player.pause()
+
+
+def _pose_search(app, window, query: str) -> None:  # type: ignore[no-untyped-def]
+    """A search, its first hit playing from its word with the matches marked."""
+    window.focus_search()
+    panel = window.search_panel
+    panel.query.setText(query)
+    _wait(app, lambda: panel.model.rowCount() > 0)
+    panel.results.setCurrentIndex(panel.model.index(0, 0))
+    panel.play_requested.emit(panel.model.hits[0])
+    _wait(app, lambda: bool(window.view.transcript.text.hit_words()) and window.view.transcript.text.is_filled())
+    _settle(app, 1.5)
+    window.player.pause()
+
+
+def _save_small(image, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Save a screenshot as an optimised 256-colour PNG (a tenth of the size; text edges stay clean)."""
+    from PIL import Image
+    from PySide6.QtCore import QBuffer, QIODevice
+
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    picture = Image.open(io.BytesIO(bytes(buffer.data()))).convert("RGB")
+    picture.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(path, optimize=True)
 
 
 def take_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
@@ -232,7 +278,7 @@ def take_screenshots(db: Path, demo: Path, out: Path) -> list[Path]:
     window.focus_search()
     window.search_panel.query.setText(query)
     _wait(app, lambda: window.search_panel.model.rowCount() > 0)
-    window.search_panel.table.selectRow(0)
+    window.search_panel.results.setCurrentIndex(window.search_panel.model.index(0, 0))
     shot("03-search")
     window.docks["library"].raise_()
 

@@ -65,4 +65,4 @@ def test_tab_order_in_the_library_and_search(qtbot, make_window, tmp_path: Path)
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
         order.append(QApplication.focusWidget())
     order = [w.parent() if isinstance(w.parent(), QComboBox) else w for w in order]  # an editable combo's field
-    assert order == [search.event_filter, search.entity_filter, search.recording_filter, search.table]
+    assert order == [search.event_filter, search.entity_filter, search.recording_filter, search.results]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QColor, QIcon, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from app import colours, transcript_text
 from app.transcript_doc import ENTITY_COLOURS
@@ -61,20 +61,64 @@ def _drawn_colour(icon: QIcon) -> str:
     return "#{:02x}{:02x}{:02x}".format(*mean)
 
 
-def test_the_players_icons_stand_out_on_a_dark_palette(qtbot, make_window, tmp_path):
-    app = QApplication.instance()
-    old = app.palette()
-    dark = QPalette(old)
+def _dark_palette(light: QPalette) -> QPalette:
+    """``light`` with a #2b2b2b background and #eeeeee text everywhere."""
+    dark = QPalette(light)
     for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.Button, "#2b2b2b"),
                          (QPalette.ColorRole.Base, "#2b2b2b"), (QPalette.ColorRole.ButtonText, "#eeeeee"),
                          (QPalette.ColorRole.WindowText, "#eeeeee"), (QPalette.ColorRole.Text, "#eeeeee")):
         dark.setColor(role, QColor(colour))
+    return dark
+
+
+def test_the_players_icons_stand_out_on_a_dark_palette(qtbot, make_window, tmp_path):
+    app = QApplication.instance()
+    old = app.palette()
+    dark = _dark_palette(old)
     app.setPalette(dark)
     try:
         bar = make_window(tmp_path / "lib.sqlite").view.player_bar
         for button in (bar.back_button, bar.play_button, bar.forward_button):
             drawn = _drawn_colour(button.icon())
             assert colours.contrast(drawn, "#2b2b2b") >= 3.0, (button.accessibleName(), drawn)  # WCAG non-text
+    finally:
+        app.setPalette(old)
+        colours.use_dark(False)
+
+
+def test_the_settings_close_icon_stands_out_on_a_dark_palette(qtbot, make_window, tmp_path):
+    app = QApplication.instance()
+    old = app.palette()
+    dark = _dark_palette(old)
+    try:
+        dialog = make_window(tmp_path / "lib.sqlite").open_settings()
+        close = dialog.close_button
+        light_drawn = _drawn_colour(close.icon())
+        app.setPalette(dark)  # switched while the dialog is open: the icon follows
+        qtbot.waitUntil(lambda: dialog.palette().color(QPalette.ColorRole.ButtonText).name() == "#eeeeee")
+        drawn = _drawn_colour(close.icon())
+        assert colours.contrast(drawn, "#2b2b2b") >= 3.0, drawn  # WCAG non-text
+        assert colours.contrast(light_drawn, "#2b2b2b") < colours.contrast(drawn, "#2b2b2b")
+        dialog.close()
+    finally:
+        app.setPalette(old)
+        colours.use_dark(False)
+
+
+def test_the_dock_buttons_stand_out_on_a_dark_palette(qtbot, make_window, tmp_path):
+    app = QApplication.instance()
+    old = app.palette()
+    dark = _dark_palette(old)
+    try:
+        window = make_window(tmp_path / "lib.sqlite")
+        app.setPalette(dark)  # switched while the window is open: the docks' icons follow
+
+        def drawn() -> list[str]:
+            return [_drawn_colour(b.icon()) for dock in window.docks.values() for b in dock.findChildren(QAbstractButton)
+                    if b.objectName() in ("qt_dockwidget_closebutton", "qt_dockwidget_floatbutton")]
+
+        assert len(drawn()) == 2 * len(window.docks)
+        qtbot.waitUntil(lambda: all(colours.contrast(c, "#2b2b2b") >= 3.0 for c in drawn()))  # WCAG non-text
     finally:
         app.setPalette(old)
         colours.use_dark(False)

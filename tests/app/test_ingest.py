@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from app import dialogs
 from app.ingest_controller import FileStatus
+from app.ingest_panel import QUEUE_ROWS_SHOWN
 from app.tasks import TaskPool
 from engine.jobs import JobState
 from engine.search.text import query_terms
@@ -67,9 +68,9 @@ def test_ingest_search_and_play_from_the_hot_spot(qtbot, make_window, tmp_path: 
     hit = search.model.hits[0]
     assert any(hit.start <= w["start"] <= hit.end for w in words if w["text"] == query)
 
-    search.table.setFocus()
-    search.table.selectRow(0)
-    qtbot.keyClick(search.table, Qt.Key.Key_Return)
+    search.results.setFocus()
+    search.results.setCurrentIndex(search.model.index(0, 0))
+    qtbot.keyClick(search.results, Qt.Key.Key_Return)
     assert window.player.recording_id == 1
     wait_loaded(qtbot, window)
     qtbot.waitUntil(lambda: window.view.detail is not None)
@@ -177,7 +178,7 @@ def test_the_queue_shows_whole_rows_and_follows_the_running_file(qtbot, make_win
     panel = window.ingest_panel
     table = panel.table
     shown = table.viewport().height() / table.verticalHeader().defaultSectionSize()
-    assert shown >= 4, shown  # whole rows, not two and a half
+    assert shown >= QUEUE_ROWS_SHOWN, shown  # whole rows, not two and a half
     paths = [str(tmp_path / f"talk-{k:02d}.wav") for k in range(40)]
     for path in paths:  # what the controller reports for a big batch
         window.ingest.file_changed.emit(FileStatus(path, JobState.QUEUED))

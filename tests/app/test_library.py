@@ -212,6 +212,8 @@ def test_column_titles_are_never_cut(make_window, db: Path) -> None:
     header = window.library_panel.table.horizontalHeader()
     model = window.library_panel.table.model()
     for column in range(1, model.columnCount()):
+        if window.library_panel.table.isColumnHidden(column):  # hidden to give the name room
+            continue
         title = model.headerData(column, Qt.Orientation.Horizontal)
         room = 20  # the header's margins and the sort arrow
         assert header.sectionSize(column) >= header.fontMetrics().horizontalAdvance(title) + room, title

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from app.delegates import RichTextRole
 from app.format import clock
 from engine.library import LibraryReader, SearchFilters
 from engine.storage.store import Store
@@ -53,8 +54,8 @@ def test_enter_plays_from_the_matched_word(qtbot, make_window, library: Path) ->
     panel = window.search_panel
     hit = panel.model.hits[0]
     qtbot.keyClick(panel.query, Qt.Key.Key_Return)  # runs the search again and moves to the first result
-    assert panel.table.hasFocus() and panel.table.currentIndex().row() == 0
-    qtbot.keyClick(panel.table, Qt.Key.Key_Return)
+    assert panel.results.hasFocus() and panel.results.currentIndex().row() == 0
+    qtbot.keyClick(panel.results, Qt.Key.Key_Return)
     assert window.player.recording_id == hit.recording_id
     wait_loaded(qtbot, window)
     okafor = next(w for w in window.view.detail.words if w["text"] == "okafor")
@@ -67,16 +68,33 @@ def test_enter_plays_from_the_matched_word(qtbot, make_window, library: Path) ->
 def test_single_and_double_click_play_once(qtbot, make_window, library: Path) -> None:
     window = make_window(library)
     _search(qtbot, window, "airways")
-    table = window.search_panel.table
-    rect = table.visualRect(window.search_panel.model.index(0, 0))
+    results = window.search_panel.results
+    rect = results.visualRect(window.search_panel.model.index(0, 0))
     played: list[object] = []
     window.search_panel.play_requested.connect(played.append)
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseClick(results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.player.recording_id == 1 and len(played) == 1  # one click plays
     airways = window.search_panel.model.hits[0].matched[0][1]
     assert window.player.position() == pytest.approx(airways, abs=1.0)  # within 1 s of the matched word
-    qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert len(played) == 1  # the double click's activation does not start it again
+
+
+def test_arrow_keys_move_through_the_hits(qtbot, make_window, two_recordings: Path) -> None:
+    window = make_window(two_recordings)
+    panel = window.search_panel
+    hits = _search(qtbot, window, "bridge")
+    assert len(hits) == 2
+    qtbot.keyClick(panel.query, Qt.Key.Key_Return)  # to the first hit
+    assert panel.results.hasFocus() and panel.results.currentIndex().row() == 0
+    played: list[object] = []
+    panel.play_requested.connect(played.append)
+    qtbot.keyClick(panel.results, Qt.Key.Key_Down)
+    assert panel.results.currentIndex().row() == 1
+    qtbot.keyClick(panel.results, Qt.Key.Key_Return)
+    assert played == [panel.model.hits[1]]
+    qtbot.keyClick(panel.results, Qt.Key.Key_Up)
+    assert panel.results.currentIndex().row() == 0
 
 
 def test_filters_by_recording_event_and_entity(qtbot, make_window, two_recordings: Path) -> None:
@@ -181,6 +199,9 @@ def test_around_it_lists_notable_events_never_speech_or_noise(qtbot) -> None:
     model = SearchResultsModel()
     model.set_hits([SearchHit(1, "news.wav", "/r/news.wav", 35.0, 45.0, 40.0, "a <b>hit</b>", 1.0, tuple(around))])
     assert model.index(0, 3).data() == "applause +7 s, music −20 s"
+    snippet = model.index(0, 0).data(RichTextRole)  # what the result list shows, one hit a block
+    assert snippet.startswith("<b>news</b>") and "· 0:40" in snippet
+    assert "<br>a <b>hit</b><br>" in snippet and snippet.endswith("applause +7 s, music −20 s</span>")
 
 
 def test_a_filter_alone_lists_what_it_picks_out(qtbot, make_window, two_recordings: Path) -> None:
