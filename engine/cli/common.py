@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.asr.base import ModelSpec
 from engine.cli.terminal import shown
 from engine.paths import default_db_path
 from engine.storage.store import Store
-from models.manager import ModelManager
+
+if TYPE_CHECKING:
+    from engine.asr.base import ModelSpec
 
 
 def _whole_number(text: str, minimum: int, wanted: str) -> int:
@@ -73,5 +74,6 @@ def interrupted_note(job: dict[str, Any]) -> str:
 
 def resolve_model(name: str | None) -> ModelSpec:
     """The speech model to use: the named one, the user's default, or the embedded one."""
+    from models.manager import ModelManager  # lazy: commands other than ingest never read the catalogue
 
     return ModelManager().resolve(name)
