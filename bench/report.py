@@ -28,6 +28,7 @@ from bench import (
     asr_bench,
     build_bench,
     caption_markup_bench,
+    cli_search_bench,
     cluster_bench,
     detect_bench,
     detect_loso_bench,
@@ -138,6 +139,7 @@ TABLES: dict[str, Table] = {
     # docs/search.md
     "search-quality": Table(("search",), _bench_table(search_bench.markdown, 0)),
     "search-scale": Table(("search",), _bench_table(search_bench.markdown, 20)),
+    "cli-search": Table(("cli_search",), _bench_table(cli_search_bench.markdown, 0)),
     "landing": Table(("landing",), _bench_table(landing_bench.markdown, 0),
                      "the soft extents' reach (100 words) was chosen on this collection"),
     "landing-none": Table(("landing",), _bench_table(landing_bench.markdown, 1)),
