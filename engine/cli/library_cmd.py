@@ -12,6 +12,7 @@ from engine.cli.terminal import shown
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
 from engine.export import FORMATS, export_transcript, write_export
 from engine.timefmt import clock
+from engine.writing import join_written
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,7 +76,7 @@ def run_show(args: argparse.Namespace) -> int:
     for s in segments:
         span = words[s["first_word"] : s["last_word"] + 1]
         mean = sum(w["conf"] for w in span) / len(span) if span else 0.0
-        text = " ".join(w["display"] or w["text"] for w in span) or s["text"]  # as the recogniser wrote it
+        text = join_written([w["display"] or w["text"] for w in span]) or s["text"]  # as the recogniser wrote it
         print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {text}")
     return 0
 
@@ -95,7 +96,7 @@ def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[
         print(f"\n{len(stories)} stories:")
         for s in stories:
             conf = "" if s["confidence"] is None else f" (boundary confidence {s['confidence']:.2f})"
-            opening = " ".join(w.get("display") or w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
+            opening = join_written([w.get("display") or w["text"] for w in words[s["first_word"] : s["first_word"] + 12]])
             print(f"  {s['idx'] + 1:>3}. {clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}{conf}  {opening} …")
     if args.entities:
         print(f"\n{len(entities)} entity mentions:")
