@@ -11,6 +11,7 @@ from engine.cli.common import open_store
 from engine.cli.terminal import shown
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
 from engine.export import FORMATS, export_transcript, write_export
+from engine.search import reindex_stale
 from engine.timefmt import clock
 from engine.writing import join_written
 
@@ -33,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--format", choices=FORMATS, default="srt")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(func=run_export)
+
+    p = subparsers.add_parser("reindex", help="re-index the recordings whose search terms older rules made")
+    p.set_defaults(func=run_reindex)
 
     p = subparsers.add_parser("remove", help="remove a recording from the index (the file is left alone)")
     p.add_argument("recording", metavar="REC", help="recording id, path or name")
@@ -113,6 +117,13 @@ def run_export(args: argparse.Namespace) -> int:
         print(shown(f"wrote {args.output}"), file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def run_reindex(args: argparse.Namespace) -> int:
+    with open_store(args, writing=True) as store:
+        n = reindex_stale(store, progress=lambda done, total: print(f"re-indexed {done} of {total}", file=sys.stderr))
+    print(f"re-indexed {n} recording{'s' if n != 1 else ''} whose search terms older rules made")
     return 0
 
 

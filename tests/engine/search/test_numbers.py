@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from engine.search import search
+from engine.search.config import TERMS_VERSION
 from engine.search.text import number_terms, parse_query, word_terms
+from engine.storage.passages import PassageIndex
 from engine.storage.store import Store
 
 from .conftest import add_recording
@@ -73,3 +75,22 @@ def test_a_number_is_not_found_where_another_was_said(index) -> None:
     store, ids = index
     assert {h.recording_id for h in search(store, "9", limit=5)} == set()
     assert ids["words"] not in {h.recording_id for h in search(store, '"press 1"', limit=5)}
+
+
+def test_an_index_made_before_number_terms_is_reindexed_by_the_cli(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from engine.cli.main import main
+
+    path = tmp_path / "old.sqlite"
+    with Store(path) as old:
+        rid = add_recording(old, "digits.wav", _FILLER + "for sales press 1 now " + _FILLER)
+        old.conn.execute("ALTER TABLE search_recordings DROP COLUMN terms_version")
+        old.conn.execute("DELETE FROM migrations WHERE name = '0006_search_terms_version'")
+    with Store(path) as store:  # migrated: its passages were made under the old rules
+        assert PassageIndex(store).stale_recordings(TERMS_VERSION) == [rid]
+    assert main(["--db", str(path), "reindex"]) == 0
+    assert "re-indexed 1 recording whose" in capsys.readouterr().out
+    with Store(path) as store:
+        assert PassageIndex(store).stale_recordings(TERMS_VERSION) == []
+        assert [h.recording_id for h in search(store, "press one")] == [rid]
+    assert main(["--db", str(path), "reindex"]) == 0
+    assert "re-indexed 0 recordings" in capsys.readouterr().out
