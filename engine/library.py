@@ -23,7 +23,7 @@ from engine.detect.rate import RATE_EVENT_TYPES, rate_label
 from engine.importer.save import has_audio
 from engine.search.config import SNIPPET_MARKS
 from engine.storage.store import Store
-from engine.writing import written_groups
+from engine.writing import join_written, written_groups
 
 #: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
 X_DURATION_MIN_SECONDS = 1.0
@@ -177,8 +177,8 @@ class LibraryReader:
                 for r in self.store.stories(recording_id)]
 
     def entities(self, recording_id: int) -> list[Span]:
-        return [Span(r["start"], r["end"], r["type"], r["text"], r["first_word"], r["last_word"])
-                for r in self.store.entities(recording_id)]
+        return [Span(r["start"], r["end"], r["type"], join_written(r["text"].split()), r["first_word"], r["last_word"])
+                for r in self.store.entities(recording_id)]  # names stored from pieces ("U .S.") shown whole
 
     def events(self, recording_id: int, words: list[dict[str, Any]] | None = None) -> list[Span]:
         """Hot spots; fast and slow speech labelled with syllables per second and words per minute."""

@@ -105,7 +105,7 @@ def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[
     if args.entities:
         print(f"\n{len(entities)} entity mentions:")
         for e in entities:
-            print(f"  {clock(e['start'], decimals=2)}  {e['type']:<13} {e['text']}")
+            print(f"  {clock(e['start'], decimals=2)}  {e['type']:<13} {join_written(e['text'].split())}")
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -177,3 +177,19 @@ def test_event_marks_suit_the_sound_and_the_legend_lists_dates(make_window, qtbo
     assert "[applause 3 s]" in html  # ... and none on applause
     assert "♪\u00a0applause" not in html
     assert "date" in window.view.transcript.legend.text()  # dates are highlighted in the transcript too
+
+
+def test_words_stored_in_pieces_are_shown_whole_and_stay_clickable(qtbot) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    from engine.library import RecordingDetail
+
+    shown = ["The", "U", ".S.", "paid", "$5", ",000", "to", "a", "26", "-year", "-old."]
+    words = [{"start": i * 0.4, "end": i * 0.4 + 0.3, "conf": 0.9, "text": t.lower(), "display": t}
+             for i, t in enumerate(shown)]
+    detail = RecordingDetail({"id": 1}, words, [{"first_word": 0}], [], [], [], [])
+    layout = build_transcript(detail)
+    plain = re.sub(r"<[^>]+>", "", layout.paragraphs[0].html).replace("\u00a0", " ")
+    assert plain.endswith("The U.S. paid $5,000 to a 26-year-old.")
+    for i, (n, offset) in enumerate(layout.word_place):  # a click on each piece still finds its word
+        assert layout.paragraphs[n].word_at(offset) == i

@@ -94,3 +94,10 @@ def test_an_index_made_before_number_terms_is_reindexed_by_the_cli(tmp_path: Pat
         assert [h.recording_id for h in search(store, "press one")] == [rid]
     assert main(["--db", str(path), "reindex"]) == 0
     assert "re-indexed 0 recordings" in capsys.readouterr().out
+
+
+def test_snippets_show_words_stored_in_pieces_whole(tmp_path: Path) -> None:
+    with Store(tmp_path / "index.sqlite") as store:
+        add_recording(store, "old.wav", _FILLER + "the U .S. embassy paid $5 ,000 to a 26 -year -old guard " + _FILLER)
+        hits = search(store, "embassy guard")
+    assert hits and "the U.S. [embassy] paid $5,000 to a 26-year-old [guard]" in hits[0].snippet, hits[0].snippet
