@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from app import colours
 from app.format import clock
 from engine.library import NOTABLE_EVENTS, RecordingDetail, Span
+from engine.writing import continues
 
 #: Background colour per entity type (unknown types get OTHER's).
 ENTITY_COLOURS = {
@@ -105,7 +106,7 @@ def build_transcript(detail: RecordingDetail) -> TranscriptLayout:
             stamp = clock(w["start"]) + _NBSP + _NBSP
             paragraphs.append(Paragraph("", first_word=i))
             parts, pos = [f'<span style="color:{shades.timestamp}">{stamp}</span>'], len(stamp)
-        else:
+        elif not continues(w.get("display") or w["text"]):  # legacy pieces ("U" ".S.") join up
             parts.append(" ")
             pos += 1
         while e < len(events) and events[e].start <= w["start"]:

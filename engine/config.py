@@ -54,8 +54,9 @@ SPEECH_GATE_FADE_SECONDS = 0.02
 #: Share of a file's progress bar the detector pass takes (it costs a few percent of recognition).
 DETECT_PASS_SHARE = 0.05
 NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})
-#: A word or phrase repeated back to back more often than this is a decoding loop: the copies are dropped.
-WHISPER_MAX_REPEATS = 3
+#: A word or phrase (up to four words) repeated back to back more often than this is a decoding loop: the
+#: copies are dropped. Four, so that a genuine "words words words words" stays whole.
+WHISPER_MAX_REPEATS = 4
 
 # -- ingest on a Dask cluster (engine.ingest.cluster) --
 #: Times a file whose worker died is sent again before it is reported (``--retries``).
@@ -79,3 +80,12 @@ CLUSTER_START_SECONDS = 120.0
 #: Times a file is sent again when its worker dies before starting on it (it was waiting there);
 #: these do not count against CLUSTER_RETRIES, but a file cannot cycle for ever.
 CLUSTER_WAITING_RESENDS = 3
+
+# -- subtitles and text exports (engine.export) --
+#: A subtitle line holds at most this many characters (the broadcasters' 42), a cue at most two lines.
+SUBTITLE_LINE_CHARS = 42
+SUBTITLE_LINES = 2
+#: A cue stays on screen at most this long (s); a longer sentence is cut into several cues.
+SUBTITLE_MAX_SECONDS = 7.0
+#: A pause between words at least this long (s) ends a sentence that has no punctuation (Vosk).
+SENTENCE_PAUSE_SECONDS = 1.5

@@ -1,19 +1,59 @@
-"""Transcript export: SRT, WebVTT, plain text and JSON."""
+"""Transcript export: SRT, WebVTT, plain text and JSON.
+
+Subtitles follow the sentences and the usual conventions (cues of at most two lines of 42
+characters and 7 s, ``engine.config.SUBTITLE_*``); plain text has one sentence a line.
+Words are written as people write them (``engine.writing``).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine import config
 from engine.errors import EarshotError, ParameterError
 from engine.timefmt import timestamp
+from engine.writing import join_written, written_groups
 
 FORMATS = ("srt", "vtt", "txt", "json")
+
+
+@dataclass(frozen=True)
+class WrittenWord:
+    """One word as written, from one stored word or several legacy pieces; times in seconds."""
+
+    start: float
+    end: float
+    text: str
+
+    @property
+    def ends_sentence(self) -> bool:
+        """Ends in . ? ! or … (closing quotes aside) and is no abbreviation ("U.S.", "Mr.")."""
+        text = self.text.rstrip(_CLOSERS)
+        return text.endswith(_SENTENCE_END) and not _ABBREVIATION.match(text)
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One subtitle: its times in seconds and its lines (at most ``config.SUBTITLE_LINES``)."""
+
+    start: float
+    end: float
+    lines: tuple[str, ...]
+
+
+_SENTENCE_END = (".", "?", "!", "…")
+# Dotted initials and titles: their full stop rarely ends a sentence, and a missed end costs less
+# than a cue cut in the middle of a name.
+_ABBREVIATION = re.compile(r"^(?:(?:[^\W\d_]\.){2,}|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$")
+_CLOSERS = "\"')]»”’"
 
 
 def export_transcript(
@@ -21,36 +61,109 @@ def export_transcript(
 ) -> str:
     """Render one recording's transcript.
 
-    ``words`` rows have idx, start, end, conf, text (seconds); ``segments`` rows
-    have start, end, text and are used as subtitle cues.
+    ``words`` rows have idx, start, end, conf, text and display (seconds); ``segments``
+    rows have start, end, text. SRT and WebVTT cues follow the sentences
+    (:func:`subtitle_cues`), TXT has one sentence a line; both read the words, and fall back
+    to the segments for a transcript stored without words.
     """
-    segments = [{**s, "text": _cue_text(s, words)} for s in segments]
-    if fmt == "srt":
-        cues = [
-            f"{i}\n{timestamp(s['start'], ',')} --> {timestamp(s['end'], ',')}\n{s['text']}\n"
-            for i, s in enumerate(segments, 1)
-        ]
-        return "\n".join(cues)
-    if fmt == "vtt":
-        cues = [f"{timestamp(s['start'], '.')} --> {timestamp(s['end'], '.')}\n{s['text']}\n" for s in segments]
-        return "WEBVTT\n\n" + "\n".join(cues)
-    if fmt == "txt":
-        return "".join(s["text"] + "\n" for s in segments)
+    if fmt not in FORMATS:
+        raise ParameterError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    written = written_words(words)
     if fmt == "json":
-        keep = ("id", "path", "name", "duration", "sample_rate", "engine", "model", "language", "content_hash")
-        doc = {
-            "recording": {k: recording.get(k) for k in keep},
-            "words": [
-                {"start": round(w["start"], 3), "end": round(w["end"], 3), "conf": round(w["conf"], 4), "text": w["text"],
-                 "display": w.get("display") or w["text"]}
-                for w in words
-            ],
-            "segments": [
-                {"start": round(s["start"], 3), "end": round(s["end"], 3), "text": s["text"]} for s in segments
-            ],
-        }
-        return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
-    raise ParameterError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        return _json(recording, words, segments)
+    if not written:
+        cues = [Cue(float(s["start"]), float(s["end"]), (str(s["text"]),)) for s in segments]
+        sentences = [str(s["text"]) for s in segments]
+    else:
+        cues = subtitle_cues(written)
+        sentences = [" ".join(w.text for w in sentence) for sentence in split_sentences(written)]
+    if fmt == "srt":
+        return "\n".join(f"{i}\n{timestamp(c.start, ',')} --> {timestamp(c.end, ',')}\n" + "\n".join(c.lines) + "\n"
+                         for i, c in enumerate(cues, 1))
+    if fmt == "vtt":
+        return "WEBVTT\n\n" + "\n".join(
+            f"{timestamp(c.start, '.')} --> {timestamp(c.end, '.')}\n" + "\n".join(c.lines) + "\n" for c in cues)
+    return "".join(s + "\n" for s in sentences)
+
+
+def written_words(words: Sequence[dict[str, Any]]) -> list[WrittenWord]:
+    """The words rows as written words: display forms, legacy pieces ("U" ".S.") joined."""
+    shown = [str(w.get("display") or w["text"]) for w in words]
+    return [WrittenWord(float(words[g.start]["start"]), float(words[g[-1]]["end"]), "".join(shown[i] for i in g))
+            for g in written_groups(shown)]
+
+
+def split_sentences(words: Sequence[WrittenWord], *,
+                    pause: float = config.SENTENCE_PAUSE_SECONDS) -> list[list[WrittenWord]]:
+    """``words`` cut after each word ending in . ? ! or … (closing quotes aside), and at pauses
+    of at least ``pause`` s (for transcripts without punctuation)."""
+    sentences: list[list[WrittenWord]] = []
+    current: list[WrittenWord] = []
+    for i, word in enumerate(words):
+        current.append(word)
+        gap = words[i + 1].start - word.end if i + 1 < len(words) else 0.0
+        if word.ends_sentence or gap >= pause or i + 1 == len(words):
+            sentences.append(current)
+            current = []
+    return sentences
+
+
+def subtitle_cues(words: Sequence[WrittenWord], *, line_chars: int = config.SUBTITLE_LINE_CHARS,
+                  max_lines: int = config.SUBTITLE_LINES, max_seconds: float = config.SUBTITLE_MAX_SECONDS) -> list[Cue]:
+    """Subtitle cues that end where sentences end, each at most ``max_lines`` lines of at most
+    ``line_chars`` characters (a single longer word aside) and ``max_seconds`` s long.
+
+    A sentence too long for one cue is cut before the word that would overflow it, or after
+    its last comma when that falls in the second half of the cue.
+    """
+    cues: list[Cue] = []
+    for sentence in split_sentences(words):
+        rest = list(sentence)
+        while rest:
+            n = 1
+            while n < len(rest) and _fits(rest[: n + 1], line_chars, max_lines, max_seconds):
+                n += 1
+            if n < len(rest):
+                commas = [k + 1 for k in range(n - 1) if rest[k].text.endswith((",", ";", ":"))]
+                if commas and commas[-1] * 2 >= n:
+                    n = commas[-1]
+            cue, rest = rest[:n], rest[n:]
+            cues.append(Cue(cue[0].start, cue[-1].end, _lines([w.text for w in cue], line_chars, max_lines)))
+    return cues
+
+
+def _fits(cue: Sequence[WrittenWord], line_chars: int, max_lines: int, max_seconds: float) -> bool:
+    if cue[-1].end - cue[0].start > max_seconds:
+        return False
+    lines = _lines([w.text for w in cue], line_chars, max_lines)
+    return len(lines) <= max_lines and all(len(line) <= line_chars for line in lines)
+
+
+def _lines(texts: Sequence[str], line_chars: int, max_lines: int) -> tuple[str, ...]:
+    """The words on as few lines as fit ``line_chars`` (up to ``max_lines``), the break where the
+    two lines are most even; one line longer than the limit when nothing else fits."""
+    one = " ".join(texts)
+    if len(one) <= line_chars or len(texts) == 1 or max_lines < 2:
+        return (one,)
+    splits = [(" ".join(texts[:k]), " ".join(texts[k:])) for k in range(1, len(texts))]
+    best = min(splits, key=lambda pair: max(len(pair[0]), len(pair[1])))
+    return best
+
+
+def _json(recording: dict[str, Any], words: Sequence[dict[str, Any]], segments: Sequence[dict[str, Any]]) -> str:
+    keep = ("id", "path", "name", "duration", "sample_rate", "engine", "model", "language", "content_hash")
+    doc = {
+        "recording": {k: recording.get(k) for k in keep},
+        "words": [
+            {"start": round(w["start"], 3), "end": round(w["end"], 3), "conf": round(w["conf"], 4), "text": w["text"],
+             "display": w.get("display") or w["text"]}
+            for w in words
+        ],
+        "segments": [
+            {"start": round(s["start"], 3), "end": round(s["end"], 3), "text": _cue_text(s, words)} for s in segments
+        ],
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
 
 
 def _cue_text(segment: dict[str, Any], words: Sequence[dict[str, Any]]) -> str:
@@ -58,7 +171,7 @@ def _cue_text(segment: dict[str, Any], words: Sequence[dict[str, Any]]) -> str:
     first, last = segment.get("first_word"), segment.get("last_word")
     if first is None or last is None or not any(w.get("display") for w in words[first : last + 1]):
         return str(segment["text"])
-    return " ".join(w.get("display") or w["text"] for w in words[first : last + 1])
+    return join_written([w.get("display") or w["text"] for w in words[first : last + 1]])
 
 
 class ExportRefused(EarshotError):

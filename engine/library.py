@@ -23,6 +23,7 @@ from engine.detect.rate import RATE_EVENT_TYPES, rate_label
 from engine.importer.save import has_audio
 from engine.search.config import SNIPPET_MARKS
 from engine.storage.store import Store
+from engine.writing import join_written, written_groups
 
 #: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
 X_DURATION_MIN_SECONDS = 1.0
@@ -182,8 +183,8 @@ class LibraryReader:
         return out
 
     def entities(self, recording_id: int) -> list[Span]:
-        return [Span(r["start"], r["end"], r["type"], r["text"], r["first_word"], r["last_word"])
-                for r in self.store.entities(recording_id)]
+        return [Span(r["start"], r["end"], r["type"], join_written(r["text"].split()), r["first_word"], r["last_word"])
+                for r in self.store.entities(recording_id)]  # names stored from pieces ("U .S.") shown whole
 
     def events(self, recording_id: int, words: list[dict[str, Any]] | None = None) -> list[Span]:
         """Hot spots; fast and slow speech labelled with syllables per second and words per minute."""
@@ -275,7 +276,9 @@ def _words_around(words: list[dict[str, Any]], span: Span, marked: range) -> str
     around = around[:BROWSE_SNIPPET_WORDS]
     text = [f"<b>{html.escape(w['display'] or w['text'])}</b>" if i in marked else html.escape(w["display"] or w["text"])
             for i, w in around]
-    return ("… " if around and around[0][0] > 0 else "") + " ".join(text) + (" …" if text else "")
+    shown = [w["display"] or w["text"] for _, w in around]
+    joined = " ".join("".join(text[k] for k in group) for group in written_groups(shown))
+    return ("… " if around and around[0][0] > 0 else "") + joined + (" …" if text else "")
 
 
 def _snippet_html(snippet: str) -> str:

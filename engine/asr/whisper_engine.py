@@ -6,7 +6,8 @@ recording, and each chunk is decoded on its own (no text carried over from the
 previous chunk, which is what lets Whisper fall into repetition loops). Silence
 inside a chunk is skipped by the Silero voice-activity filter that ships with
 ``faster-whisper``; runs of repeated words that survive are cut by
-``drop_repeats``. Every word keeps Whisper's cased, punctuated form in
+``drop_repeats``. Sub-word pieces are joined into written words (``join_pieces``).
+Every word keeps Whisper's cased, punctuated form in
 ``Word.display``; ``Word.text`` is the normalised token search uses.
 """
 
@@ -124,7 +125,7 @@ class WhisperTranscriber:
         if audio.size < int(0.1 * 16000):
             return []
         segments, _info = self._model.transcribe(audio, **self.decode_options())
-        words = [_word(w, offset) for segment in segments for w in (segment.words or ())]
+        words = join_pieces([w for segment in segments for w in (segment.words or ())], offset=offset)
         return drop_repeats([w for w in words if w.text])
 
     def decode_options(self) -> dict[str, Any]:
@@ -139,9 +140,41 @@ class WhisperTranscriber:
         }
 
 
-def _word(w: Any, offset: float) -> Word:
-    display = str(w.word).strip()
+def join_pieces(pieces: Sequence[Any], *, offset: float = 0.0) -> list[Word]:
+    """One ``Word`` per written word from faster-whisper's word list, times shifted by ``offset`` s.
+
+    faster-whisper starts each new word with a space (``" U"``); a piece without one
+    (``".S."``, ``"-year"``, ``",000"``) continues the word before it. The joined word runs
+    from its first piece's start to its last piece's end, with the mean of the pieces'
+    probabilities (as faster-whisper makes a piece's from its tokens'). Pieces of scripts
+    written without spaces (Chinese, Japanese, Thai, ...) stay words of their own.
+    """
+    groups: list[list[Any]] = []
+    for piece in pieces:
+        text = str(piece.word)
+        if groups and text[:1] and not text[:1].isspace() and not _unspaced_script(text[:1]):
+            groups[-1].append(piece)
+        else:
+            groups.append([piece])
+    return [_word(group, offset) for group in groups]
+
+
+def _unspaced_script(char: str) -> bool:
+    """True for a character of a script written without spaces between words."""
+    code = ord(char)
+    return any(lo <= code <= hi for lo, hi in _UNSPACED_RANGES)
+
+
+# Thai, Lao, Tibetan, Myanmar, Khmer, CJK punctuation and kana, CJK ideographs, full-width forms
+# (Korean is written with spaces).
+_UNSPACED_RANGES = ((0x0E00, 0x0EFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF),
+                    (0x3000, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF))
+
+
+def _word(pieces: Sequence[Any], offset: float) -> Word:
+    display = "".join(str(p.word) for p in pieces).strip()
+    conf = sum(float(p.probability) for p in pieces) / len(pieces)
     return Word(
-        start=round(offset + float(w.start), 3), end=round(offset + float(w.end), 3),
-        conf=float(min(1.0, max(0.0, w.probability))), text=normalise_token(display), display=display,
+        start=round(offset + float(pieces[0].start), 3), end=round(offset + float(pieces[-1].end), 3),
+        conf=min(1.0, max(0.0, conf)), text=normalise_token(display), display=display,
     )

@@ -11,7 +11,9 @@ from engine.cli.common import open_store
 from engine.cli.terminal import shown
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
 from engine.export import FORMATS, export_transcript, write_export
+from engine.search import reindex_stale
 from engine.timefmt import clock
+from engine.writing import join_written
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -32,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--format", choices=FORMATS, default="srt")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     p.set_defaults(func=run_export)
+
+    p = subparsers.add_parser("reindex", help="re-index the recordings whose search terms older rules made")
+    p.set_defaults(func=run_reindex)
 
     p = subparsers.add_parser("remove", help="remove a recording from the index (the file is left alone)")
     p.add_argument("recording", metavar="REC", help="recording id, path or name")
@@ -75,7 +80,7 @@ def run_show(args: argparse.Namespace) -> int:
     for s in segments:
         span = words[s["first_word"] : s["last_word"] + 1]
         mean = sum(w["conf"] for w in span) / len(span) if span else 0.0
-        text = " ".join(w["display"] or w["text"] for w in span) or s["text"]  # as the recogniser wrote it
+        text = join_written([w["display"] or w["text"] for w in span]) or s["text"]  # as the recogniser wrote it
         print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {text}")
     return 0
 
@@ -95,12 +100,12 @@ def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[
         print(f"\n{len(stories)} stories:")
         for s in stories:
             conf = "" if s["confidence"] is None else f" (boundary confidence {s['confidence']:.2f})"
-            opening = " ".join(w.get("display") or w["text"] for w in words[s["first_word"] : s["first_word"] + 12])
+            opening = join_written([w.get("display") or w["text"] for w in words[s["first_word"] : s["first_word"] + 12]])
             print(f"  {s['idx'] + 1:>3}. {clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}{conf}  {opening} …")
     if args.entities:
         print(f"\n{len(entities)} entity mentions:")
         for e in entities:
-            print(f"  {clock(e['start'], decimals=2)}  {e['type']:<13} {e['text']}")
+            print(f"  {clock(e['start'], decimals=2)}  {e['type']:<13} {join_written(e['text'].split())}")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -112,6 +117,13 @@ def run_export(args: argparse.Namespace) -> int:
         print(shown(f"wrote {args.output}"), file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def run_reindex(args: argparse.Namespace) -> int:
+    with open_store(args, writing=True) as store:
+        n = reindex_stale(store, progress=lambda done, total: print(f"re-indexed {done} of {total}", file=sys.stderr))
+    print(f"re-indexed {n} recording{'s' if n != 1 else ''} whose search terms older rules made")
     return 0
 
 

@@ -13,30 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.writing import number_words
+
 _TOKEN = re.compile(r"[a-z0-9]+(?:['.][a-z0-9]+)*|[$%&]")
-_ONES = [
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-]
-_TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-_SCALES = ((1_000_000_000, "billion"), (1_000_000, "million"), (1000, "thousand"), (100, "hundred"))
 _SPOKEN = {
     "mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint", "&": "and", "%": "percent",
     "$": "dollars", "ok": "okay", "u.s": "us",
 }
-
-
-def number_words(n: int) -> list[str]:
-    """``n`` (0 <= n < 10**12) spelled out: 1925 -> ["one", "thousand", "nine", "hundred", "twenty", "five"]."""
-    if n < 20:
-        return [_ONES[n]]
-    if n < 100:
-        return [_TENS[n // 10]] + ([_ONES[n % 10]] if n % 10 else [])
-    for size, name in _SCALES:
-        if n >= size:
-            rest = number_words(n % size) if n % size else []
-            return [*number_words(n // size), name, *rest]
-    raise AssertionError("unreachable")
 
 
 def _ordinal_or_number(token: str) -> list[str]:

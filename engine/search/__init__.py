@@ -12,7 +12,7 @@ hot-spot blend and the evaluation.
 """
 
 from engine.search.config import DEFAULT_MODEL, MODELS
-from engine.search.passage_blocks import index_passages, transcript_text
+from engine.search.passage_blocks import index_passages, reindex_stale, transcript_text
 from engine.search.query import Event, Hit, MatchedWord, QueryReport, SearchFilters, did_you_mean, explain, search
 from engine.search.ranking import ModelParams
 
@@ -28,6 +28,7 @@ __all__ = [
     "did_you_mean",
     "explain",
     "index_passages",
+    "reindex_stale",
     "search",
     "transcript_text",
 ]

@@ -147,6 +147,10 @@ TEASER_CUES = (
     "also ahead", "coming next", "next hour", "tomorrow on",
 )
 
+#: The rules that make search terms of words (engine/search/text.py); bumped when they change, so that
+#: ``reindex_stale`` knows which recordings to re-index. 2: numbers in words and digits alike.
+TERMS_VERSION = 2
+
 #: Snippet: this many words around the densest cluster of query words.
 SNIPPET_WORDS = 32
 SNIPPET_MARKS = ("[", "]")

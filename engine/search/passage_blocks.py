@@ -95,6 +95,21 @@ def index_passages(store: Store, recording_id: int) -> int:
     return len(rows.passages)
 
 
+def reindex_stale(store: Store, *, progress: Callable[[int, int], object] | None = None) -> int:
+    """Re-index the recordings indexed under older term rules than ``config.TERMS_VERSION``, each in
+    its own transaction (an interrupted run keeps what it finished); return how many.
+
+    ``progress(done, total)`` is called after each recording.
+    """
+    stale = PassageIndex(store).stale_recordings(config.TERMS_VERSION)
+    for done, recording_id in enumerate(stale, 1):
+        with store.atomic():
+            index_passages(store, recording_id)
+        if progress is not None:
+            progress(done, len(stale))
+    return len(stale)
+
+
 def passage_rows(text: RecordingText, *, block_base: int, doc_base: int,
                  term_ids: Callable[[TermCounts], np.ndarray]) -> PassageRows:
     """The block maths: documents, blocks and passages of one recording, ids from the bases given.
@@ -104,7 +119,7 @@ def passage_rows(text: RecordingText, *, block_base: int, doc_base: int,
     """
     date = _broadcast_date(text.name, text.ingested_at)
     if not len(text.word_idx):
-        return PassageRows([], [], [], RecordingStats(broadcast_date=date))
+        return PassageRows([], [], [], RecordingStats(broadcast_date=date, terms_version=config.TERMS_VERSION))
     word_idx, starts, ends = text.word_idx, text.starts, text.ends
     lengths = np.fromiter(map(len, text.texts), dtype=np.int64, count=len(text.texts))
     char_at = np.concatenate([[0], np.cumsum(lengths + 1)])  # char offset of word i; last = len(text) + 1
@@ -168,6 +183,7 @@ def passage_rows(text: RecordingText, *, block_base: int, doc_base: int,
     stats = RecordingStats(
         n_tokens=len(tok_global), n_blocks=len(blocks), n_passages=len(passage_rows), passage_tokens=passage_tokens,
         n_docs=len(doc_blocks), words_per_second=float(np.median(rates)) if rates else 0.0, broadcast_date=date,
+        terms_version=config.TERMS_VERSION,
     )
     return PassageRows(doc_rows, block_rows, passage_rows, stats)
 

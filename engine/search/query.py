@@ -29,6 +29,7 @@ from engine.search.ranking import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
 from engine.storage.passages import Filters, PassageIndex
 from engine.storage.store import Store
+from engine.writing import written_groups
 
 
 @dataclass(frozen=True)
@@ -542,13 +543,15 @@ def _snippets(store: Store, ranking: Ranking, pieces: list[tuple[int, int, int]]
         a = max(first, min(a, last - width + 1))
         windows.append((int(ranking.recording_id[r]), a, min(last, a + width - 1)))
         marks.append(set(pos.tolist()))
+    raw: list[list[str]] = [[] for _ in windows]
     words: list[list[str]] = [[] for _ in windows]
     open_mark, close_mark = config.SNIPPET_MARKS
     for key, idx, text in PassageIndex(store).word_texts(windows):
+        raw[key].append(text)
         words[key].append(f"{open_mark}{text}{close_mark}" if idx in marks[key] else text)
     out = []
-    for k, (_, a, b) in enumerate(windows):
-        text = " ".join(words[k])
+    for k, (_, a, b) in enumerate(windows):  # words stored in pieces ("U" ".S.") shown whole
+        text = " ".join("".join(words[k][i] for i in group) for group in written_groups(raw[k]))
         out.append(("… " if a > spans[k][0] else "") + text + (" …" if b < spans[k][1] else ""))
     return out
 

@@ -5,6 +5,12 @@ removed: the same tokens SQLite FTS5's ``unicode61`` tokenizer makes, so that
 the terms written into the full-text index match themselves. Stop words and
 one-letter tokens are dropped before counting ("stopped" passages, section 4).
 No stemming.
+
+Numbers are searched alike however they were written or said (:func:`number_terms`): a
+number word becomes its digits ("one" -> "1", "twenty five" and "twenty-five" -> "25"),
+an ordinal word its written ordinal ("first" -> "1st", "twenty first" -> "21st"), and
+thousands separators go ("5,000" -> "5000"), in the index and in the query alike. A
+number term counts however short ("1"), and a number word is no stop word.
 """
 
 from __future__ import annotations
@@ -15,7 +21,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from engine.writing import number_value, ordinal_digits, ordinal_value
+
 _TOKEN = re.compile(r"[^\W_]+")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 _STOP_WORD_TEXT = """
     a about above according across after afterwards again against albeit all almost alone along already also
@@ -62,13 +71,43 @@ def normalise(token: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """All tokens of ``text``, normalised, stop words included."""
-    return [normalise(t) for t in _TOKEN.findall(text)]
+    """All tokens of ``text``, normalised, numbers as :func:`number_terms` writes them, stop words included."""
+    return [t for t, _ in number_terms([normalise(t) for t in _TOKEN.findall(_THOUSANDS.sub("", text))])]
+
+
+def number_terms(toks: Sequence[str]) -> list[tuple[str, int]]:
+    """``toks`` with number and ordinal words as digits, each with the index of its first token.
+
+    ``["press", "one"]`` -> ``[("press", 0), ("1", 1)]``; ``["twenty", "five", "men"]`` ->
+    ``[("25", 0), ("men", 2)]``; ``["twenty", "first"]`` -> ``[("21st", 0)]``.
+    """
+    out: list[tuple[str, int]] = []
+    i = 0
+    while i < len(toks):
+        value, ordinal = number_value(toks[i]), ordinal_value(toks[i])
+        if value is not None and value >= 20 and i + 1 < len(toks):  # "twenty" + "five" / "first"
+            unit, unit_ordinal = number_value(toks[i + 1]), ordinal_value(toks[i + 1])
+            if unit is not None and 1 <= unit <= 9:
+                out.append((str(value + unit), i))
+                i += 2
+                continue
+            if unit_ordinal is not None and 1 <= unit_ordinal <= 9:
+                out.append((ordinal_digits(value + unit_ordinal), i))
+                i += 2
+                continue
+        if value is not None:
+            out.append((str(value), i))
+        elif ordinal is not None:
+            out.append((ordinal_digits(ordinal), i))
+        else:
+            out.append((toks[i], i))
+        i += 1
+    return out
 
 
 def is_term(token: str) -> bool:
-    """True for a token that is counted: not a stop word, more than one character."""
-    return len(token) > 1 and token not in STOP_WORDS
+    """True for a token that is counted: a number, or not a stop word and more than one character."""
+    return token.isdigit() or (len(token) > 1 and token not in STOP_WORDS)
 
 
 def terms(text: str) -> list[str]:
@@ -80,17 +119,17 @@ def word_terms(words: Sequence[str]) -> tuple[list[str], list[int]]:
     """Terms of a word sequence and, for each term, the index of the word it came from.
 
     A recognised word may hold several tokens ("don't", "9/11"); each counted
-    one becomes a term at that word's index.
+    one becomes a term at that word's index. A number said in two words ("twenty five")
+    is one term at its first word's index.
     """
-    out: list[str] = []
-    where: list[int] = []
+    toks: list[str] = []
+    tok_word: list[int] = []
     for i, word in enumerate(words):
-        for tok in _TOKEN.findall(word):
-            term = normalise(tok)
-            if is_term(term):
-                out.append(term)
-                where.append(i)
-    return out, where
+        for tok in _TOKEN.findall(_THOUSANDS.sub("", word)):
+            toks.append(normalise(tok))
+            tok_word.append(i)
+    found = [(term, tok_word[k]) for term, k in number_terms(toks) if is_term(term)]
+    return [t for t, _ in found], [w for _, w in found]
 
 
 def query_terms(query: str) -> Counter[str]:

@@ -111,6 +111,7 @@ class RecordingStats:
     n_docs: int = 0
     words_per_second: float = 0.0
     broadcast_date: str = ""
+    terms_version: int = 1  # the term rules the passages were made with (engine.search.config.TERMS_VERSION)
 
 
 @dataclass(frozen=True)
@@ -218,6 +219,12 @@ class PassageIndex:
 
     # -- ingest side: writes ----------------------------------------------------------
 
+    def stale_recordings(self, terms_version: int) -> list[int]:
+        """Ids of the recordings whose passages were indexed under term rules older than ``terms_version``."""
+        rows = self.conn.execute("SELECT recording_id FROM search_recordings WHERE terms_version < ? ORDER BY"
+                                 " recording_id", [terms_version]).fetchall()
+        return [int(r[0]) for r in rows]
+
     def delete(self, recording_id: int) -> None:
         """Take one recording's passage rows (and its share of the library's term counts) out."""
         for table in _PASSAGE_TABLES:
@@ -268,9 +275,9 @@ class PassageIndex:
         )
         self.conn.execute(
             "INSERT INTO search_recordings (recording_id, n_tokens, n_blocks, n_passages, passage_tokens, n_docs,"
-            " words_per_second, broadcast_date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " words_per_second, broadcast_date, terms_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [recording_id, stats.n_tokens, stats.n_blocks, stats.n_passages, stats.passage_tokens, stats.n_docs,
-             stats.words_per_second, stats.broadcast_date],
+             stats.words_per_second, stats.broadcast_date, stats.terms_version],
         )
 
     # -- query side -------------------------------------------------------------------

@@ -243,6 +243,13 @@ def _drop_segments_fts(db: sqlite_utils.Database) -> None:
     db.execute("DROP TABLE IF EXISTS segments_fts")
 
 
+def _search_terms_version(db: sqlite_utils.Database) -> None:
+    # The rules that turned a recording's words into search terms when its passages were indexed
+    # (engine.search.config.TERMS_VERSION); 1: before numbers were searched alike. A recording
+    # indexed under older rules is re-indexed by ``earshot reindex``.
+    db.execute("ALTER TABLE search_recordings ADD COLUMN terms_version INTEGER NOT NULL DEFAULT 1")
+
+
 def _story_kind(db: sqlite_utils.Database) -> None:
     # A caption file marks commercial blocks as well as stories; they are kept, shown as commercials,
     # and left out of the passage index, so an advertisement is never a search hit.
@@ -255,5 +262,6 @@ MIGRATIONS: list[Migration] = [
     ("0003_transcribed_flag", _transcribed_flag),
     ("0004_word_display", _word_display),
     ("0005_drop_segments_fts", _drop_segments_fts),
-    ("0006_story_kind", _story_kind),
+    ("0006_search_terms_version", _search_terms_version),
+    ("0007_story_kind", _story_kind),
 ]

@@ -90,20 +90,21 @@ def test_export_from_the_menu(make_window, qtbot, library: Path, tmp_path: Path,
             (round(w["start"], 3), round(w["end"], 3), w["text"]) for w in words]
         assert [(c["start"], c["end"]) for c in doc["segments"]] == [
             (round(g["start"], 3), round(g["end"], 3)) for g in segments]
-    elif fmt in ("srt", "vtt"):  # one cue a segment: its number (SRT), its times, then its words
+    elif fmt in ("srt", "vtt"):  # cues by sentence: its number (SRT), its times, then up to two lines of its words
         sep = "," if fmt == "srt" else "."
         cues = text.removeprefix("WEBVTT\n\n").split("\n\n")
-        assert len(cues) == len(segments)
-        for i, (cue, segment) in enumerate(zip(cues, segments, strict=True), 1):
+        starts, ends = {timestamp(w["start"], sep) for w in words}, {timestamp(w["end"], sep) for w in words}
+        shown: list[str] = []
+        for i, cue in enumerate(cues, 1):
             lines = cue.strip("\n").split("\n")
             if fmt == "srt":
                 assert lines.pop(0) == str(i)
-            assert lines[0] == f"{timestamp(segment['start'], sep)} --> {timestamp(segment['end'], sep)}"
-            assert lines[1].split() == [(w["display"] or w["text"]) for w in
-                                        words[segment["first_word"] : segment["last_word"] + 1]]
-    else:
-        assert text.splitlines() == [" ".join(w["display"] or w["text"] for w in words[g["first_word"] : g["last_word"] + 1])
-                                     for g in segments]
+            start, _, end = lines.pop(0).partition(" --> ")
+            assert start in starts and end in ends and 1 <= len(lines) <= 2
+            shown += " ".join(lines).split()
+        assert shown == [w["display"] or w["text"] for w in words]
+    else:  # a sentence a line, every word once
+        assert " ".join(text.splitlines()).split() == [w["display"] or w["text"] for w in words]
     assert f"as {fmt.upper()} to {out}" in window.statusBar().currentMessage()
 
 
@@ -176,3 +177,19 @@ def test_event_marks_suit_the_sound_and_the_legend_lists_dates(make_window, qtbo
     assert "[applause 3 s]" in html  # ... and none on applause
     assert "♪\u00a0applause" not in html
     assert "date" in window.view.transcript.legend.text()  # dates are highlighted in the transcript too
+
+
+def test_words_stored_in_pieces_are_shown_whole_and_stay_clickable(qtbot) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    from engine.library import RecordingDetail
+
+    shown = ["The", "U", ".S.", "paid", "$5", ",000", "to", "a", "26", "-year", "-old."]
+    words = [{"start": i * 0.4, "end": i * 0.4 + 0.3, "conf": 0.9, "text": t.lower(), "display": t}
+             for i, t in enumerate(shown)]
+    detail = RecordingDetail({"id": 1}, words, [{"first_word": 0}], [], [], [], [])
+    layout = build_transcript(detail)
+    plain = re.sub(r"<[^>]+>", "", layout.paragraphs[0].html).replace("\u00a0", " ")
+    assert plain.endswith("The U.S. paid $5,000 to a 26-year-old.")
+    for i, (n, offset) in enumerate(layout.word_place):  # a click on each piece still finds its word
+        assert layout.paragraphs[n].word_at(offset) == i

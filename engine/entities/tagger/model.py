@@ -20,6 +20,7 @@ from engine.entities.tagger.gazetteer import fold_token
 from engine.entities.tagger.numeric import numeric_spans
 from engine.entities.tagger.rules import RuleTagger
 from engine.errors import ModelError
+from engine.writing import join_written
 
 log = logging.getLogger("earshot.entities")
 
@@ -149,7 +150,7 @@ def with_numeric_spans(spans: list[EntitySpan], words: Sequence[str]) -> list[En
     for s in spans:
         taken[s.first_word:s.last_word + 1] = [True] * s.n_words
     forms = [fold_token(w) for w in words]
-    extra = [EntitySpan(etype, lo, hi, " ".join(words[lo:hi + 1]), 0.7) for lo, hi, etype in numeric_spans(forms)
+    extra = [EntitySpan(etype, lo, hi, join_written(words[lo:hi + 1]), 0.7) for lo, hi, etype in numeric_spans(forms)
              if not any(taken[lo:hi + 1])]
     return sorted([*spans, *extra], key=lambda s: s.first_word) if extra else spans
 
@@ -159,7 +160,7 @@ def decode_bio(labels: Sequence[str], words: Sequence[str]) -> list[EntitySpan]:
     start = None
     for i, lab in enumerate([*labels, "O"]):
         if start is not None and not (lab.startswith("I-") and lab[2:] == labels[start][2:]):
-            spans.append(EntitySpan(labels[start][2:], start, i - 1, " ".join(words[start:i]), 1.0))
+            spans.append(EntitySpan(labels[start][2:], start, i - 1, join_written(words[start:i]), 1.0))
             start = None
         if lab.startswith("B-") or (lab.startswith("I-") and start is None):
             start = i

@@ -22,6 +22,7 @@ from engine.entities import config
 from engine.entities.spans import EntitySpan
 from engine.entities.tagger.gazetteer import MAX_PHRASE_WORDS, Gazetteers, fold_token, load_gazetteers
 from engine.entities.tagger.numeric import numeric_spans
+from engine.writing import join_written
 
 TITLES = frozenset((
     "mr", "mrs", "ms", "miss", "dr", "doctor", "president", "senator", "sen", "rep", "representative",
@@ -69,7 +70,7 @@ class RuleTagger:
         def claim(lo: int, hi: int, etype: str, score: float) -> None:
             for k in range(lo, hi + 1):
                 taken[k] = True
-            spans.append(EntitySpan(etype, lo, hi, " ".join(words[lo:hi + 1]), score))
+            spans.append(EntitySpan(etype, lo, hi, join_written(words[lo:hi + 1]), score))
 
         for rule in (self._titles, self._organisations, self._phrases, self._full_names, self._single_words):
             for lo, hi, etype, score in rule(forms, taken):

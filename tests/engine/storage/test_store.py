@@ -236,7 +236,7 @@ def test_display_forms_round_trip_and_exports_show_them(store: Store) -> None:
     assert [w["display"] for w in rows] == ["The", "mayor,", "Ann", "Lee,", None, "it."]  # NULL where the same
     assert [s["text"] for s in store.segments(rid)] == ["the mayor ann", "lee opened it"]
     segments = store.segments(rid)
-    assert export_transcript("txt", store.recording(rid), rows, segments) == "The mayor, Ann\nLee, opened it.\n"
+    assert export_transcript("txt", store.recording(rid), rows, segments) == "The mayor, Ann Lee, opened it.\n"
     assert '"display": "Lee,"' in export_transcript("json", store.recording(rid), rows, segments)
 
 
