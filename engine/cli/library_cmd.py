@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("export", help="export a transcript as SRT, VTT, TXT or JSON")
     p.add_argument("recording", metavar="REC", help="recording id, path or name")
     p.add_argument("--format", choices=FORMATS, default="srt")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output ('-': standard output)")
     p.set_defaults(func=run_export)
 
     p = subparsers.add_parser("reindex", help="re-index the recordings whose search terms older rules made")
@@ -112,7 +112,7 @@ def run_export(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         rec = store.recording(args.recording)
         text = export_transcript(args.format, rec, store.words(rec["id"]), store.segments(rec["id"]))
-    if args.output:
+    if args.output and args.output != "-":  # "-": standard output, as the other tools read it
         write_export(args.output, text, index_path=store.path)
         print(shown(f"wrote {args.output}"), file=sys.stderr)
     else:

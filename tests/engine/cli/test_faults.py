@@ -212,3 +212,14 @@ def test_ingest_lines_escape_control_characters_in_file_names(capsys: pytest.Cap
     assert "\x1b" not in out + err
     assert err.splitlines() == ["  started  /r/talk\\x1b[2J.wav (3.0 s)", "FAILED   /r/talk\\x1b[2J.wav: corrupt audio data",
                                 "cancelled /r/talk\\x1b[2J.wav: cancelled"]
+
+
+def test_export_to_dash_writes_standard_output_not_a_file_named_dash(
+    index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, plain, _ = earshot(capsys, index, "export", "1", "--format", "srt")
+    assert code == 0 and plain.startswith("1\n")
+    code, dashed, _ = earshot(capsys, index, "export", "1", "--format", "srt", "-o", "-")
+    assert code == 0 and dashed == plain
+    assert not (tmp_path / "-").exists()
