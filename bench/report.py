@@ -36,6 +36,7 @@ from bench import (
     entities_bench,
     entities_broadcast_bench,
     entities_cased_bench,
+    gate_bench,
     gui_search,
     ingest_bench,
     landing_bench,
@@ -100,6 +101,7 @@ def _ingest_runs(results: list[dict[str, Any]]) -> str:
 TABLES: dict[str, Table] = {
     # docs/recognition.md
     "asr": Table(("asr",), _one(asr_bench.engines_table)),
+    "gate": Table(("gate",), _one(gate_bench.table)),
     "asr-direct": Table(("asr",), _one(lambda r: asr_bench.direct_table(r["whisper_vs_direct"]))),
     "asr-memory": Table(("asr-memory-10min", "asr-memory-60min", "asr-memory-180min", "asr-memory-5min",
                          "asr-memory-60min-vosk", "asr-memory-180min-vosk"), _memory),
