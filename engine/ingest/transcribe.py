@@ -150,3 +150,12 @@ def transcribe_file(
         times=times,
         analysis=analysis,
     )
+
+
+def warm_up(settings: DetectorSettings | None = None, *, engine: str = "whisper", language: str = "en") -> None:
+    """Load what the first file would otherwise wait for: the detectors' feature extractor (its
+    lazy imports and, with ``sound_model="audioset"``, the tagger) and the story and entity models.
+    A worker runs this beside its speech model's load. Raises what those loads raise."""
+    feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=settings or DetectorSettings())
+    words = [Word(0.0, 0.4, 1.0, "the", "The"), Word(0.4, 0.9, 1.0, "council", "council.")]
+    analyze_transcript(words, None, engine=engine, language=language)
