@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             result["workloads"][name] = measure(files, folder, args.runs)
             print(f"{name}: {result['workloads'][name]}", file=sys.stderr)
-    write_result(OUT_NAME, result, table(result), echo=True)
+            write_result(OUT_NAME, result, table(result))  # each workload as it ends: a long run stopped keeps them
+    print(table(result))
     return 0
 
 

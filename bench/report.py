@@ -42,6 +42,7 @@ from bench import (
     landing_bench,
     markup_bench,
     music_bed_cues_bench,
+    overhead_bench,
     rasch_bench,
     search_bench,
     segment_asr_bench,
@@ -102,6 +103,7 @@ TABLES: dict[str, Table] = {
     # docs/recognition.md
     "asr": Table(("asr",), _one(asr_bench.engines_table)),
     "gate": Table(("gate",), _one(gate_bench.table)),
+    "overhead": Table(("overhead",), _one(overhead_bench.table)),
     "asr-direct": Table(("asr",), _one(lambda r: asr_bench.direct_table(r["whisper_vs_direct"]))),
     "asr-memory": Table(("asr-memory-10min", "asr-memory-60min", "asr-memory-180min", "asr-memory-5min",
                          "asr-memory-60min-vosk", "asr-memory-180min-vosk"), _memory),
