@@ -10,10 +10,10 @@ Measured, each engine in the same run, each measurement in a fresh process
 * WER on the five LibriVox clips of Debian's ``pocketsphinx-testdata``;
 * on a generated broadcast (``tools/broadcast.py``: several espeak-ng voices,
   music beds, noise bursts, applause and laughter clips), through the ingest
-  path (``transcribe_file``: the detectors first, recognition of detected speech
-  only): WER with numbers spelled out on both sides, words placed inside
-  non-speech truth spans per hour, median |word start error| of the words
-  aligned to the truth, RTF;
+  path (``transcribe_file``: recognition of the whole file, the detectors beside
+  it, then the speech gate's word drops): WER with numbers spelled out on both
+  sides, words placed inside non-speech truth spans per hour, median |word start
+  error| of the words aligned to the truth, RTF;
 * our Whisper path against ``faster-whisper`` called directly on the same file
   (the same model, beam, VAD and word timestamps): RTF and WER of each;
 * peak RSS of recognition over ``--memory-minutes`` long files (the broadcast

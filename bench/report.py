@@ -37,11 +37,13 @@ from bench import (
     entities_bench,
     entities_broadcast_bench,
     entities_cased_bench,
+    gate_bench,
     gui_search,
     ingest_bench,
     landing_bench,
     markup_bench,
     music_bed_cues_bench,
+    overhead_bench,
     rasch_bench,
     search_bench,
     segment_asr_bench,
@@ -101,6 +103,8 @@ def _ingest_runs(results: list[dict[str, Any]]) -> str:
 TABLES: dict[str, Table] = {
     # docs/recognition.md
     "asr": Table(("asr",), _one(asr_bench.engines_table)),
+    "gate": Table(("gate",), _one(gate_bench.table)),
+    "overhead": Table(("overhead",), _one(overhead_bench.table)),
     "asr-direct": Table(("asr",), _one(lambda r: asr_bench.direct_table(r["whisper_vs_direct"]))),
     "asr-memory": Table(("asr-memory-10min", "asr-memory-60min", "asr-memory-180min", "asr-memory-5min",
                          "asr-memory-60min-vosk", "asr-memory-180min-vosk"), _memory),

@@ -45,15 +45,20 @@ WHISPER_CUT_WINDOW_SECONDS = 8.0
 WHISPER_BEAM_SIZE = 5
 #: CPU threads one Whisper model uses (each ingest worker loads its own).
 WHISPER_CPU_THREADS = 2
-#: Recognition hears only detected speech (the rest is silenced, see engine.ingest.speech_gate),
-#: widened by this many seconds on each side so that a soft onset or tail the voice-activity
-#: detector missed is not cut off.
+#: The detectors' speech, widened by this many seconds on each side (``speech_spans``: the
+#: stretches they call speech).
 SPEECH_GATE_PAD_SECONDS = 0.3
-#: Each heard stretch fades in and out over this many seconds: no step in the signal.
-SPEECH_GATE_FADE_SECONDS = 0.02
-#: Share of a file's progress bar the detector pass takes (it costs a few percent of recognition).
-DETECT_PASS_SHARE = 0.05
+#: A word inside an event of these types and outside detected speech is dropped when Whisper's
+#: own probability for it is below the type's figure (engine.ingest.speech_gate); 1.01: every
+#: such word. Chosen on the generated broadcast (tools/broadcast.py) heard whole: the only words
+#: Whisper placed in its non-speech were laughter written "ha ha" (probabilities up to 0.97);
+#: none in its music beds or noise bursts, where the detectors also miss speech under a bed or
+#: steady noise, so words there stand.
+GATE_DROP_BELOW = {"applause": 1.01, "laughter": 1.01}
 NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})
+#: For engines other than Whisper (Vosk), whose word confidences say nothing about these sounds:
+#: every word in a non-speech event and outside detected speech is dropped.
+GATE_DROP_BELOW_OTHER_ENGINES = {kind: 1.01 for kind in NON_SPEECH_EVENT_TYPES}
 #: A word or phrase (up to four words) repeated back to back more often than this is a decoding loop: the
 #: copies are dropped. Four, so that a genuine "words words words words" stays whole.
 WHISPER_MAX_REPEATS = 4

@@ -133,6 +133,8 @@ class WhisperTranscriber:
         return {
             "language": self.language or None,
             "beam_size": config.WHISPER_BEAM_SIZE,
+            # no temperature fallback: sampling at a higher temperature gives other words on every run
+            "temperature": 0.0,
             "word_timestamps": True,
             "condition_on_previous_text": False,
             "vad_filter": True,

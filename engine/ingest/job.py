@@ -157,6 +157,7 @@ class IngestJob:
         files, outcomes = expand_paths(self.paths)
         # A scheduler that cannot be reached is said before hours of hashing, not after.
         remote = self._open_pool(len(files)) if self.cluster is not None and self.cluster.address else None
+        pool = remote
         store = Store(self.db_path)
         try:
             self.interrupted = store.mark_interrupted_jobs()
@@ -164,19 +165,25 @@ class IngestJob:
                 self._record_failure(store, o)
                 self.on_state(o)
             todo: list[FileOutcome] = []
-            for f in files:
+            for i, f in enumerate(files):
                 outcome = self._prepare(store, f)
                 outcomes.append(outcome)
                 if outcome.state is JobState.QUEUED:
                     todo.append(outcome)
+                    if pool is None:  # the workers load their models while the other files are hashed
+                        pool = self._open_pool(len(files) - i)
                 elif outcome.state is JobState.FAILED:
                     self._record_failure(store, outcome)
                 self.on_state(outcome)
             if todo:
-                self._recognise(store, todo, remote)
+                self._recognise(store, todo, pool)
+        except BaseException:
+            if pool is not None:
+                pool.close(kill=True)
+            raise
         finally:
-            if remote is not None:
-                remote.close()
+            if pool is not None:
+                pool.close()
             store.close()
         return outcomes
 

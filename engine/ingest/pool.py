@@ -35,7 +35,7 @@ from engine.ingest.messages import (
     Task,
     WorkerMessage,
 )
-from engine.ingest.transcribe import transcribe_file
+from engine.ingest.transcribe import transcribe_file, warm_up
 
 log = logging.getLogger("earshot.ingest")
 
@@ -56,6 +56,14 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="earshot-parent-watch", daemon=True).start()
 
 
+def _warm_up(settings: DetectorSettings | None, spec: ModelSpec) -> None:
+    """:func:`warm_up`; a failure here is left for the first file to report."""
+    try:
+        warm_up(settings, engine=spec.engine, language=spec.language.split("-")[0].lower())
+    except Exception:  # the same load fails again on the first file, which reports it
+        log.debug("warm-up failed", exc_info=True)
+
+
 def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None) -> None:
     """Body of one worker process."""
 
@@ -63,6 +71,9 @@ def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: A
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent()
 
+    # the detectors' and analysers' first loads run beside the speech model's (native code, mostly)
+    warming = threading.Thread(target=_warm_up, args=(settings, spec), name="earshot-warm-up", daemon=True)
+    warming.start()
     try:
         transcriber = load_transcriber(spec)
     except EarshotError as exc:
@@ -71,6 +82,7 @@ def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: A
     except Exception as exc:  # a native library failing to load
         outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, f"{spec.name}: cannot load the speech model: {exc}"))
         return
+    warming.join()
     outbox.put(Ready(wid))
     while True:
         task: Task | None = inbox.get()

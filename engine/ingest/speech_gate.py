@@ -1,27 +1,54 @@
-"""Recognition hears only what the detectors call speech.
+"""Which recognised words stand: recognition hears the whole file, doubtful words in sounds go.
 
-Ingest runs the detectors first (a cheap pass over the file), then feeds the
-recogniser the same audio with everything outside the detected speech replaced
-by digital silence. Silence rather than cutting the non-speech out: word times
-stay on the file's own clock with nothing to map back, a removed music bed
-leaves a pause that ends the recogniser's utterance instead of joining the
-words on either side into one, and every engine already skips silence cheaply
-(Whisper's voice-activity filter, Vosk's endpointer). Each kept span fades in
-and out over ``config.SPEECH_GATE_FADE_SECONDS`` so that no step in the signal
-sounds like a consonant.
+Earlier, ingest silenced everything the detectors did not call speech before the
+recogniser heard it; quiet, slow or noisy speech the first pass took for noise was
+deleted with it. Now the recogniser hears the file as it is (Whisper's own Silero
+voice-activity filter skips silence, as faster-whisper does when called directly),
+and a word is dropped afterwards only when both sides agree it is not speech:
 
-A speech event lying wholly inside a music event (the detectors report speech heard under a
-music bed so) stays audible: the music silences only its time outside such speech.
+* its middle lies inside an applause or laughter event of the detectors and inside none
+  of their speech events, and
+* the recogniser does not overrule them: its probability for the word is below the event
+  type's figure in ``config.GATE_DROP_BELOW`` (there: every word, as Whisper writes
+  laughter "ha ha" with confidence).
+
+Music beds and noise drop nothing: on the broadcast the figures were chosen on, Whisper
+heard whole placed no word in them, while the detectors there miss speech under a bed or
+steady noise (``bench/gate_bench.py`` measures both on held-out audio). Engines whose word
+confidences say nothing about these sounds (Vosk) lose every word in any non-speech event
+outside detected speech (``config.GATE_DROP_BELOW_OTHER_ENGINES``).
+
+:func:`speech_spans` gives the stretches the detectors call speech (their benches use it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-
-import numpy as np
+from collections.abc import Mapping, Sequence
 
 from engine import config
+from engine.asr.base import Word
 from engine.detect.events import Event
+
+
+def kept_words(
+    words: Sequence[Word],
+    sounds: Sequence[Event],
+    speech: Sequence[Event],
+    *,
+    drop_below: Mapping[str, float] = config.GATE_DROP_BELOW,
+) -> list[Word]:
+    """``words`` less each whose middle (seconds) lies in an event of ``sounds`` of a type in
+    ``drop_below``, outside every ``speech`` event, with ``conf`` below that type's figure.
+    Order is kept."""
+    holes = [(e.start, e.end, drop_below[e.type]) for e in sounds if e.type in drop_below]
+    heard = [(e.start, e.end) for e in speech]
+
+    def stands(word: Word) -> bool:
+        t = (word.start + word.end) / 2
+        below = max((p for a, b, p in holes if a <= t < b), default=0.0)
+        return word.conf >= below or any(a <= t < b for a, b in heard)
+
+    return [w for w in words if stands(w)]
 
 
 def speech_spans(
@@ -31,9 +58,9 @@ def speech_spans(
     pad: float = config.SPEECH_GATE_PAD_SECONDS,
     duration: float | None = None,
 ) -> list[tuple[float, float]]:
-    """The stretches, in seconds, that recognition hears: detected ``speech`` widened by
-    ``pad`` on each side, minus every music, applause, laughter or noise event in ``sounds``
-    (a music event minus the ``speech`` events wholly inside it: speech under a music bed is heard).
+    """The stretches, in seconds, the detectors call speech: ``speech`` widened by ``pad`` on
+    each side, minus every music, applause, laughter or noise event in ``sounds`` (a music
+    event minus the ``speech`` events wholly inside it: speech under a music bed is speech).
 
     Returns sorted, disjoint (start, end) pairs within [0, ``duration``].
     """
@@ -70,45 +97,3 @@ def _minus(span: tuple[float, float], cuts: Sequence[tuple[float, float]]) -> li
     if b > a:
         out.append((a, b))
     return out
-
-
-def span_gain(spans: Sequence[tuple[float, float]], *, first: int, n: int, sr: int,
-              fade: float = config.SPEECH_GATE_FADE_SECONDS) -> np.ndarray:  # fmt: skip
-    """Gain per sample for samples ``first`` .. ``first + n - 1``, float32 shape (n,): 1 inside
-    ``spans`` (seconds), 0 outside, ramping linearly over ``fade`` seconds at each span's edges."""
-    gain = np.zeros(n, dtype=np.float32)
-    ramp = max(1.0, fade * sr)
-    t = np.arange(first, first + n, dtype=np.float64)
-    for start, end in spans:
-        a, b = int(np.floor(start * sr)), int(np.ceil(end * sr))
-        lo, hi = max(a, first), min(b, first + n)
-        if lo >= hi:
-            continue
-        seg = t[lo - first : hi - first]
-        gain[lo - first : hi - first] = np.clip(np.minimum(seg - a + 1, b - seg) / ramp, 0.0, 1.0)
-    return gain
-
-
-def gate_blocks(blocks: Iterable[np.ndarray], spans: Sequence[tuple[float, float]], *, sr: int) -> Iterator[np.ndarray]:
-    """``blocks`` (int16, shape (n,) each, in order) with every sample outside ``spans`` silenced.
-
-    Blocks keep their lengths, so sample positions and times are unchanged.
-    """
-    ordered = sorted(spans)
-    k = 0  # first span that can still overlap a block
-    first = 0
-    for block in blocks:
-        n = block.size
-        while k < len(ordered) and ordered[k][1] * sr <= first:
-            k += 1
-        j = k
-        while j < len(ordered) and ordered[j][0] * sr < first + n:
-            j += 1
-        near = ordered[k:j]
-        if not near:
-            out = np.zeros(n, dtype=np.int16)
-        else:
-            gain = span_gain(near, first=first, n=n, sr=sr)
-            out = np.rint(block.astype(np.float32) * gain).astype(np.int16)
-        first += n
-        yield out

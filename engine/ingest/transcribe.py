@@ -13,11 +13,10 @@ from engine.asr.base import Transcriber, Word
 from engine.audio.decode import AudioInfo, iter_pcm_blocks
 from engine.detect.analyzer import analyze as run_detectors
 from engine.detect.analyzer import audio_events, feature_extractor
-from engine.detect.events import Event
-from engine.detect.features import FeatureExtractor, FrameFeatures
+from engine.detect.features import FeatureExtractor
 from engine.detect.sensitivities import DetectorSettings
 from engine.ingest.analyze import Analysis, analyze_transcript
-from engine.ingest.speech_gate import gate_blocks, speech_spans
+from engine.ingest.speech_gate import kept_words
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
 
@@ -104,46 +103,46 @@ def transcribe_file(
 ) -> Transcript:
     """Recognise ``info.path`` and, if ``analyze``, find its hot spots, stories and entities.
 
-    With ``analyze``, a first pass decodes the file and runs the detectors; the second
-    feeds the recogniser only what they call speech (the rest silenced, see
-    :mod:`engine.ingest.speech_gate`), so music, applause and laughter never become words.
-    The detections of the first pass are the ones stored: analysis runs once.
-    ``on_progress(seconds_done, seconds_total)`` is called after each block (the first pass
-    counts for ``config.DETECT_PASS_SHARE`` of the file).
+    One pass decodes the file: each block goes to the recogniser, which hears the whole file,
+    and, with ``analyze``, to the detectors' feature extractor. Afterwards the words the
+    detectors place in music, applause, laughter or noise and Whisper doubts are dropped
+    (:mod:`engine.ingest.speech_gate`), and the detections are the ones stored.
+    ``on_progress(seconds_done, seconds_total)`` is called after each block.
     Raises AudioError for undecodable audio and Cancelled when ``cancel`` is set.
     """
     report = on_progress or (lambda done, total: None)
     cancel = cancel or CancelToken()
     times = StageTimes()
     settings = detector_settings or DetectorSettings()
-    blocks: Iterator[np.ndarray] = iter_pcm_blocks(info.path, sr=sr)
-    detected = None
-    if analyze:
-        detected = detect_pass(info, sr=sr, settings=settings, cancel=cancel, on_progress=report, times=times)
-        blocks = gate_blocks(blocks, speech_spans(*detected[1], duration=detected[0].duration), sr=sr)
-    share = config.DETECT_PASS_SHARE if analyze else 0.0
+    extractor = feature_extractor(sr=sr, settings=settings) if analyze else None
     timed = _TimedBlocks(
-        blocks,
+        iter_pcm_blocks(info.path, sr=sr),
         sr=sr,
         total_seconds=info.duration,
-        on_progress=lambda done, total: report(total * share + done * (1 - share), total),
+        on_progress=report,
         cancel=cancel,
+        extractor=extractor,
     )
     t0 = time.perf_counter()
     utterances = list(transcriber.transcribe(timed, sr=sr))
-    times.decode += timed.decode_seconds
-    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds
-    words = [w for utt in utterances for w in utt]
+    times.decode = timed.decode_seconds
+    times.detect = timed.detect_seconds
+    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.detect_seconds
     analysis = Analysis()
-    if detected is not None:
-        features, found = detected
+    if extractor is not None:
         t1 = time.perf_counter()
+        features = extractor.finish()
+        found = audio_events(features, settings)
+        drop = config.GATE_DROP_BELOW if transcriber.engine == "whisper" else config.GATE_DROP_BELOW_OTHER_ENGINES
+        utterances = [kept for utt in utterances if (kept := kept_words(utt, *found, drop_below=drop))]
+        words = [w for utt in utterances for w in utt]
         detections = run_detectors(features, words, settings=settings, found=found)
         times.detect += time.perf_counter() - t1
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine,
                                       language=getattr(transcriber, "language", ""))
         times.analyze = time.perf_counter() - t2
+    words = [w for utt in utterances for w in utt]
     return Transcript(
         words=words,
         segments=segment_bounds(utterances),
@@ -153,28 +152,10 @@ def transcribe_file(
     )
 
 
-def detect_pass(
-    info: AudioInfo, *, sr: int, settings: DetectorSettings, cancel: CancelToken,
-    on_progress: Callable[[float, float], None], times: StageTimes,
-) -> tuple[FrameFeatures, tuple[list[Event], list[Event]]]:  # fmt: skip
-    """Decode the file once for the detectors: its frame features and (sound events, speech events).
-
-    Adds the seconds spent to ``times.decode`` and ``times.detect``.
-    """
-    extractor = feature_extractor(sr=sr, settings=settings)
-    timed = _TimedBlocks(
-        iter_pcm_blocks(info.path, sr=sr),
-        sr=sr,
-        total_seconds=info.duration,
-        on_progress=lambda done, total: on_progress(done * config.DETECT_PASS_SHARE, total),
-        cancel=cancel,
-        extractor=extractor,
-    )
-    for _block in timed:
-        pass
-    t0 = time.perf_counter()
-    features = extractor.finish()
-    found = audio_events(features, settings)
-    times.decode += timed.decode_seconds
-    times.detect += timed.detect_seconds + time.perf_counter() - t0
-    return features, found
+def warm_up(settings: DetectorSettings | None = None, *, engine: str = "whisper", language: str = "en") -> None:
+    """Load what the first file would otherwise wait for: the detectors' feature extractor (its
+    lazy imports and, with ``sound_model="audioset"``, the tagger) and the story and entity models.
+    A worker runs this beside its speech model's load. Raises what those loads raise."""
+    feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=settings or DetectorSettings())
+    words = [Word(0.0, 0.4, 1.0, "the", "The"), Word(0.4, 0.9, 1.0, "council", "council.")]
+    analyze_transcript(words, None, engine=engine, language=language)

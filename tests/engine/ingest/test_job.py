@@ -152,3 +152,28 @@ def test_an_unloadable_model_fails_every_file_with_its_reason(tmp_path: Path, co
     out = _run([corpus["council"]], tmp_path / "lib.sqlite", spec)
     assert out[0].state is JobState.FAILED
     assert out[0].message.startswith("vosk-model-missing: model folder not found")
+
+
+def test_the_same_files_give_the_same_words_whatever_the_number_of_workers(
+    tmp_path: Path, whisper_model: ModelSpec
+) -> None:
+    """Noisy speech (where Whisper's temperature fallback would sample) and a clean clip, ingested
+    with one worker and with two: the same words, times and confidences in both indexes."""
+    import numpy as np
+    import soundfile as sf
+
+    clean = espeak("The harbour authority closed the northern pier after the storm on Tuesday.", tmp_path / "a.wav")
+    audio, sr = sf.read(str(clean), dtype="float32")
+    noise = np.random.default_rng(3).standard_normal(audio.size).astype(np.float32)
+    noisy = tmp_path / "b.wav"
+    sf.write(noisy, np.clip(audio + noise * np.sqrt(np.mean(audio**2)), -1, 1), sr, subtype="PCM_16")  # 0 dB SNR
+    indexes = {}
+    for workers in (1, 2):
+        db = tmp_path / f"lib{workers}.sqlite"
+        outcomes = _run([clean, noisy], db, whisper_model, workers=workers)
+        assert [o.state for o in outcomes] == [JobState.DONE, JobState.DONE]
+        store = Store(db)
+        indexes[workers] = {r["name"]: [(w["start"], w["end"], w["conf"], w["text"], w["display"])
+                                        for w in store.words(r["id"])] for r in store.recordings()}  # fmt: skip
+    assert indexes[1]["a.wav"]  # the clean clip was heard
+    assert indexes[1] == indexes[2]
