@@ -7,6 +7,8 @@ PyTorch, computed as one matrix product over unfolded windows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 BN_EPS = 1e-5
@@ -48,30 +50,37 @@ def conv1d(
     dilation: int = 1,
 ) -> np.ndarray:
     """(batch, in, time) * (out, in, kernel) -> (batch, out, time')."""
-    _out_channels, _in_channels, kernel = weight.shape
-    if kernel == 1 and stride == 1 and padding == 0:
-        y = np.einsum("oi,bit->bot", weight[:, :, 0], x, optimize=True)
-    else:
-        if padding:
-            x = np.pad(x, ((0, 0), (0, 0), (padding, padding)))
-        span = dilation * (kernel - 1) + 1
-        windows = np.lib.stride_tricks.sliding_window_view(x, span, axis=2)[:, :, ::stride, ::dilation]
-        # windows: (batch, in, time', kernel)
-        y = np.tensordot(windows, weight, axes=([1, 3], [1, 2])).transpose(0, 2, 1)
+    out_channels, in_channels, kernel = weight.shape
+    if padding:
+        x = np.pad(x, ((0, 0), (0, 0), (padding, padding)))
+    steps = (x.shape[2] - dilation * (kernel - 1) - 1) // stride + 1
+    if kernel == 1 and stride == 1:
+        cols = x
+    else:  # (batch, in, kernel, time') -> (batch, in * kernel, time'), the weight's own order
+        span = stride * (steps - 1) + 1
+        taps = [x[:, :, j * dilation : j * dilation + span : stride] for j in range(kernel)]
+        cols = np.stack(taps, axis=2).reshape(x.shape[0], in_channels * kernel, steps)
+    y = np.matmul(weight.reshape(out_channels, in_channels * kernel), cols)
     if bias is not None:
-        y = y + bias[None, :, None]
-    return np.ascontiguousarray(y, dtype=np.float32)
+        y += bias[None, :, None]
+    return y.astype(np.float32, copy=False)
 
 
 def conv2d(x: np.ndarray, weight: np.ndarray, *, stride: tuple[int, int] = (1, 1), padding: int = 0) -> np.ndarray:
     """(batch, in, H, W) * (out, in, kh, kw) -> (batch, out, H', W'), no bias."""
-    _, _, kh, kw = weight.shape
+    out_channels, in_channels, kh, kw = weight.shape
     if padding:
         x = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
-    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, :: stride[0], :: stride[1]]
-    # windows: (batch, in, H', W', kh, kw)
-    y = np.tensordot(windows, weight, axes=([1, 4, 5], [1, 2, 3]))  # (batch, H', W', out)
-    return np.ascontiguousarray(y.transpose(0, 3, 1, 2), dtype=np.float32)
+    rows = (x.shape[2] - kh) // stride[0] + 1
+    cols = (x.shape[3] - kw) // stride[1] + 1
+    taps = [
+        x[:, :, i : i + stride[0] * (rows - 1) + 1 : stride[0], j : j + stride[1] * (cols - 1) + 1 : stride[1]]
+        for i in range(kh)
+        for j in range(kw)
+    ]
+    unfolded = np.stack(taps, axis=2).reshape(x.shape[0], in_channels * kh * kw, rows * cols)
+    y = np.matmul(weight.reshape(out_channels, -1), unfolded)
+    return y.reshape(x.shape[0], out_channels, rows, cols).astype(np.float32, copy=False)
 
 
 def max_pool1d(x: np.ndarray, size: int) -> np.ndarray:
@@ -88,25 +97,36 @@ def instance_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: floa
     return (y * weight[None, :, None] + bias[None, :, None]).astype(np.float32)
 
 
-def lstm_direction(
-    x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray, b_hh: np.ndarray, *, reverse: bool
-) -> np.ndarray:
-    """One LSTM direction (gates i, f, g, o as PyTorch): (batch, time, in) -> (batch, time, hidden)."""
+def bilstm(x: np.ndarray, forward: LstmWeights, backward: LstmWeights) -> np.ndarray:
+    """One bidirectional LSTM layer (gates i, f, g, o as PyTorch): (batch, time, in) -> (batch, time, 2 * hidden).
+
+    Both directions advance in the same loop, as one batched matrix product per step.
+    """
     batch, steps, _ = x.shape
-    hidden = w_hh.shape[1]
-    inputs = (x @ w_ih.T + (b_ih + b_hh)).astype(np.float32)
-    h = np.zeros((batch, hidden), dtype=np.float32)
-    c = np.zeros((batch, hidden), dtype=np.float32)
-    out = np.empty((batch, steps, hidden), dtype=np.float32)
-    w_hh_t = np.ascontiguousarray(w_hh.T)
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
-    for t in order:
-        gates = inputs[:, t] + h @ w_hh_t
-        i = sigmoid(gates[:, :hidden])
-        f = sigmoid(gates[:, hidden : 2 * hidden])
-        g = np.tanh(gates[:, 2 * hidden : 3 * hidden])
-        o = sigmoid(gates[:, 3 * hidden :])
-        c = f * c + i * g
-        h = o * np.tanh(c)
-        out[:, t] = h
-    return out
+    hidden = forward.w_hh.shape[1]
+    inputs = np.stack([x @ w.w_ih.T + (w.b_ih + w.b_hh) for w in (forward, backward)]).astype(np.float32)
+    w_hh = np.stack([forward.w_hh.T, backward.w_hh.T]).astype(np.float32)  # (2, hidden, 4 hidden)
+    h = np.zeros((2, batch, hidden), dtype=np.float32)
+    c = np.zeros((2, batch, hidden), dtype=np.float32)
+    out = np.empty((2, batch, steps, hidden), dtype=np.float32)
+    for t in range(steps):
+        gates = np.matmul(h, w_hh)
+        gates[0] += inputs[0, :, t]
+        gates[1] += inputs[1, :, steps - 1 - t]
+        act = sigmoid(gates)
+        g = np.tanh(gates[..., 2 * hidden : 3 * hidden])
+        c = act[..., hidden : 2 * hidden] * c + act[..., :hidden] * g
+        h = act[..., 3 * hidden :] * np.tanh(c)
+        out[0, :, t] = h[0]
+        out[1, :, steps - 1 - t] = h[1]
+    return np.concatenate([out[0], out[1]], axis=2)
+
+
+@dataclass(frozen=True)
+class LstmWeights:
+    """One LSTM direction's weights: (4 hidden, in), (4 hidden, hidden), two (4 hidden,) biases."""
+
+    w_ih: np.ndarray
+    w_hh: np.ndarray
+    b_ih: np.ndarray
+    b_hh: np.ndarray

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import ModelError, ParameterError
-from engine.speakers.nn import conv1d, instance_norm, leaky_relu, lstm_direction, max_pool1d
+from engine.speakers.nn import LstmWeights, bilstm, conv1d, instance_norm, leaky_relu, max_pool1d
 from engine.speakers.weights import read_state_dict
 
 SAMPLE_RATE = 16_000
@@ -97,11 +97,11 @@ class Segmentation:
         w = self.w
         x = self._sincnet(windows.astype(np.float32)[:, None, :]).transpose(0, 2, 1)
         for layer in range(LSTM_LAYERS):
-            parts = []
-            for suffix, reverse in (("", False), ("_reverse", True)):
-                names = [f"lstm.{n}_l{layer}{suffix}" for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
-                parts.append(lstm_direction(x, *(w[n] for n in names), reverse=reverse))
-            x = np.concatenate(parts, axis=2)
+            directions = [
+                LstmWeights(*(w[f"lstm.{n}_l{layer}{suffix}"] for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")))
+                for suffix in ("", "_reverse")
+            ]
+            x = bilstm(x, *directions)
         for index in (0, 1):
             x = leaky_relu(x @ w[f"linear.{index}.weight"].T + w[f"linear.{index}.bias"])
         logits = x @ w["classifier.weight"].T + w["classifier.bias"]

@@ -35,11 +35,12 @@ def test_lstm_matches_the_textbook_equations_both_ways(rng: np.random.Generator)
     x = rng.standard_normal((2, 12, 5)).astype(np.float32)
     w_ih, w_hh = rng.standard_normal((16, 5)).astype(np.float32), rng.standard_normal((16, 4)).astype(np.float32)
     b_ih, b_hh = rng.standard_normal(16).astype(np.float32), rng.standard_normal(16).astype(np.float32)
-    forward = nn.lstm_direction(x, w_ih, w_hh, b_ih, b_hh, reverse=False)
-    backward = nn.lstm_direction(x, w_ih, w_hh, b_ih, b_hh, reverse=True)
+    back = [rng.standard_normal(shape).astype(np.float32) for shape in ((16, 5), (16, 4), (16,), (16,))]
+    out = nn.bilstm(x, nn.LstmWeights(w_ih, w_hh, b_ih, b_hh), nn.LstmWeights(*back))
+    assert out.shape == (2, 12, 8)
     for b in range(2):
-        np.testing.assert_allclose(forward[b], naive.lstm(x[b], w_ih, w_hh, b_ih, b_hh), atol=1e-5)
-        np.testing.assert_allclose(backward[b], naive.lstm(x[b][::-1], w_ih, w_hh, b_ih, b_hh)[::-1], atol=1e-5)
+        np.testing.assert_allclose(out[b, :, :4], naive.lstm(x[b], w_ih, w_hh, b_ih, b_hh), atol=1e-5)
+        np.testing.assert_allclose(out[b, :, 4:], naive.lstm(x[b][::-1], *back)[::-1], atol=1e-5)
 
 
 def test_sinc_filters_match_the_tap_by_tap_formula(rng: np.random.Generator) -> None:
