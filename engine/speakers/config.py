@@ -21,5 +21,6 @@ MERGE_GAP_SECONDS = 0.3  # a speaker's turns this close are one turn
 BIC_N_MFCC = 13
 BIC_WINDOW_SECONDS = 3.0  # analysis window for change detection
 BIC_STEP_SECONDS = 0.3  # hop between candidate change points
-BIC_LAMBDA = 1.0  # penalty weight of the BIC model-complexity term
+BIC_LAMBDA = 1.0  # penalty weight of the BIC model-complexity term, change detection
+BIC_CLUSTER_LAMBDA = 8.0  # the same, agglomerative clustering (tried 2 to 8 on the tuning voices)
 BIC_MIN_SEGMENT_SECONDS = 1.0
