@@ -15,6 +15,8 @@ the BIC baseline (engine/speakers/bic.py: MFCC, BIC change detection, BIC agglom
 clustering) on the pipeline's own speech regions; and one speaker on those regions. So the
 baselines differ from the pipeline only in who is said to speak, not where speech is.
 CPU seconds per audio second are the process's (BLAS threads included), on a shared machine.
+Memory: peak resident size of a process diarizing a 2-minute tuning broadcast and the same
+looped six times (12 minutes), read from a WAV file in 30 s blocks.
 
 Writes ``bench/results/speakers.json`` and ``bench/results/speakers.md``.
 Run: ``.venv/bin/python -m bench.speakers_bench [--quick]``.
@@ -22,13 +24,16 @@ Run: ``.venv/bin/python -m bench.speakers_bench [--quick]``.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository first
-from bench.common import bench_parser, write_result
+from bench.common import REPO, bench_parser, write_result
 from engine.evaluate.der import Turn, diarization_error
 from engine.speakers.bic import diarize_bic
 from engine.speakers.campplus import CamPlusPlus
@@ -94,7 +99,59 @@ def run(quick: bool) -> dict[str, Any]:
             flush=True,
         )
         rows.append(row)
-    return {"quick": quick, "minutes": minutes, "broadcasts": rows, "summary": summary(rows)}
+    return {
+        "quick": quick, "minutes": minutes, "broadcasts": rows, "summary": summary(rows),
+        "memory": memory((1, 2) if quick else (1, 6)),
+    }  # fmt: skip
+
+
+MEMORY_SCRIPT = """
+import json, resource, sys, time
+import soundfile as sf
+sys.path.insert(0, {repo!r})
+from engine.speakers.campplus import CamPlusPlus
+from engine.speakers.diarize import Diarizer
+from engine.speakers.segmentation import Segmentation
+from models.speakers import speaker_model_files
+files = speaker_model_files()
+diarizer = Diarizer(Segmentation.load(files.segmentation), CamPlusPlus.load(files.embedding))
+loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+seconds = sf.info({wav!r}).duration
+start = time.process_time()
+turns = diarizer(sf.blocks({wav!r}, blocksize=16000 * 30, dtype="float32"), total_seconds=seconds)
+print(json.dumps({{"seconds": seconds, "loaded_kib": loaded, "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "cpu_seconds": time.process_time() - start, "turns": len(turns)}}))
+"""
+
+
+def memory(repeats: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Peak memory of diarizing a tuning broadcast looped ``repeats`` times, each in its own process, read in 30 s blocks."""
+    import numpy as np
+    import soundfile as sf
+
+    show = build(("allison-en", "june", "librivox"), minutes=2.0, seed=9)
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in repeats:
+            wav = f"{tmp}/looped-{count}.wav"
+            sf.write(wav, np.tile(show.samples, count), SR, subtype="PCM_16")
+            code = MEMORY_SCRIPT.format(repo=str(REPO), wav=wav)
+            line = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            out.append(json.loads(line.strip().splitlines()[-1]))
+            print(f"memory: {out[-1]}", flush=True)
+    return out
+
+
+def memory_table(result: dict[str, Any]) -> str:
+    """Markdown: peak resident memory against recording length."""
+    lines = [
+        "| audio (min) | peak RSS (MB) | after loading the models (MB) | CPU s per audio s |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
+    for m in result["memory"]:
+        peak, loaded = m["peak_kib"] / 1024, m["loaded_kib"] / 1024
+        lines.append(f"| {m['seconds'] / 60:.1f} | {peak:.0f} | {loaded:.0f} | {m['cpu_seconds'] / m['seconds']:.3f} |")
+    return "\n".join(lines) + "\n"
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -143,7 +200,9 @@ def main() -> int:
     parser = bench_parser(__doc__ or "", "three 1-minute broadcasts instead of eight of 2 minutes")
     args = parser.parse_args()
     result = run(args.quick)
-    write_result(OUT_NAME if not args.quick else f"{OUT_NAME}-quick", result, table(result), echo=True)
+    write_result(
+        OUT_NAME if not args.quick else f"{OUT_NAME}-quick", result, table(result) + "\n" + memory_table(result), echo=True
+    )
     return 0
 
 
