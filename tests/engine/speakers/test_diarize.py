@@ -61,6 +61,7 @@ def test_cancel_stops_before_the_first_window_batch(diarizer: Diarizer) -> None:
         diarizer([np.zeros(30 * SR, dtype=np.int16)], report=report)
 
 
+@pytest.mark.slow
 def test_silence_has_no_turns_and_progress_reaches_the_total(diarizer: Diarizer) -> None:
     seen: list[tuple[float, float]] = []
     turns = diarizer(

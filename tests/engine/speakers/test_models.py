@@ -41,6 +41,7 @@ def _voice_clips(name: str, count: int, seconds: float = 3.0) -> list[np.ndarray
     return clips
 
 
+@pytest.mark.slow
 def test_segmentation_finds_speech_and_not_silence_or_music(seg_model: Segmentation, rng: np.random.Generator) -> None:
     files = sorted(LIBRIVOX.glob("*.wav"))
     if not files:
