@@ -52,6 +52,7 @@ from bench import (
     segment_landing_bench,
     segment_recogniser_bench,
     segment_whisper_stories_bench,
+    speakers_bench,
 )
 from bench.common import REPO, RESULTS
 
@@ -173,6 +174,11 @@ TABLES: dict[str, Table] = {
     "cluster-plan": Table(("cluster",), _one(cluster_bench.plan_table),
                           "the index size and search latency are extrapolated from the 1,000-hour index of "
                           "bench/results/search.json, not measured at 10,000 hours"),
+    # docs/speakers.md
+    "speakers": Table(("speakers",), _one(speakers_bench.table),
+                      "the clustering threshold and the BIC penalty were chosen on the tuning voices only; "
+                      "the held-out rows are the measure"),
+    "speakers-memory": Table(("speakers",), _one(speakers_bench.memory_table)),
 }
 
 

@@ -1,0 +1,26 @@
+"""Thresholds and sizes of speaker diarization, in one place.
+
+Chosen on broadcasts of the tuning voices only (``tools.voices.TUNING_SPEAKERS``);
+the held-out voices never moved any of them.
+"""
+
+from __future__ import annotations
+
+SAMPLE_RATE = 16_000
+WINDOW_SECONDS = 10.0  # segmentation window (the model's training length)
+STEP_SECONDS = 5.0  # hop between windows; each window owns the middle STEP_SECONDS of itself
+BATCH_WINDOWS = 8  # windows per segmentation call
+MIN_EMBED_SECONDS = 0.5  # a local speaker with less clean speech in a window gets no embedding
+MAX_EMBED_SECONDS = 4.0  # clean speech embedded per local speaker and window, at most
+#: Average-linkage cut on cosine distance between CAM++ embeddings (1 - cosine similarity).
+CLUSTER_THRESHOLD = 0.6
+MIN_CLUSTER_SECONDS = 3.0  # speech of a smaller cluster goes to the nearest larger one
+MERGE_GAP_SECONDS = 0.3  # a speaker's turns this close are one turn
+
+# The BIC baseline (MFCC, change detection, agglomerative clustering)
+BIC_N_MFCC = 13
+BIC_WINDOW_SECONDS = 3.0  # analysis window for change detection
+BIC_STEP_SECONDS = 0.3  # hop between candidate change points
+BIC_LAMBDA = 1.0  # penalty weight of the BIC model-complexity term, change detection
+BIC_CLUSTER_LAMBDA = 8.0  # the same, agglomerative clustering (tried 2 to 8 on the tuning voices)
+BIC_MIN_SEGMENT_SECONDS = 1.0

@@ -1,0 +1,223 @@
+"""Speaker diarization: who speaks when, from a stream of 16 kHz samples.
+
+1. Windows of 10 s every 5 s go through pyannote segmentation-3.0 (at most 3
+   local speakers per window, overlap allowed); each window *owns* its middle 5 s
+   (the first and last own to the recording's ends), so every instant is labelled once.
+2. Each local speaker with enough speech of its own in a window (no other local
+   speaker active) gets a CAM++ embedding of that speech (at most 4 s).
+3. The embeddings are clustered (average linkage on cosine distance, cut at a
+   threshold, or at a fixed number of speakers); clusters with too little speech
+   join the nearest larger one.
+4. Each local speaker's owned frames become turns of its cluster; a speaker's
+   turns closer than 0.3 s are joined.
+
+Audio is held one window batch at a time, so memory does not grow with the
+recording's length except for one 192-d embedding per local speaker and window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from threadpoolctl import ThreadpoolController
+
+from engine.errors import ParameterError
+from engine.jobs import JobReport
+from engine.speakers import config
+from engine.speakers.campplus import CamPlusPlus
+from engine.speakers.segmentation import FRAME_STEP, RECEPTIVE_FIELD, Segmentation, frame_centres, powerset_to_speakers
+
+#: The networks' matrix products are small: on one BLAS thread they cost far less CPU than when
+#: OpenBLAS wakes and spins more threads for each (a tenth of the CPU time on a busy 2-core machine).
+_BLAS: ThreadpoolController | None = None
+
+SR = config.SAMPLE_RATE
+WINDOW = int(config.WINDOW_SECONDS * SR)
+STEP = int(config.STEP_SECONDS * SR)
+
+
+@dataclass(frozen=True)
+class SpeakerTurn:
+    """``speaker`` (0-based cluster index, in order of first appearance) talks from ``start`` to ``end`` seconds."""
+
+    start: float
+    end: float
+    speaker: int
+
+
+@dataclass
+class _Local:
+    """One local speaker of one window: its embedding and the owned intervals it is active in (seconds)."""
+
+    embedding: np.ndarray
+    intervals: list[tuple[float, float]]
+
+
+def _windows(blocks: Iterable[np.ndarray]) -> Iterator[tuple[int, np.ndarray, bool]]:
+    """(start sample, 10 s of float32 samples zero-padded, is last) for every window over the stream."""
+    buffer = np.zeros(0, dtype=np.float32)
+    start = 0
+    pending: tuple[int, np.ndarray] | None = None
+    for block in blocks:
+        samples = np.asarray(block)
+        if samples.dtype == np.int16:
+            samples = samples.astype(np.float32) / 32768.0
+        buffer = np.concatenate([buffer, samples.astype(np.float32, copy=False)])
+        while buffer.size >= WINDOW:
+            if pending is not None:
+                yield pending[0], pending[1], False
+            pending = (start, buffer[:WINDOW].copy())
+            buffer = buffer[STEP:]
+            start += STEP
+    if pending is not None and buffer.size <= WINDOW - STEP:
+        yield pending[0], pending[1], True  # the last full window already reaches the end
+        return
+    if pending is not None:
+        yield pending[0], pending[1], False
+    if buffer.size:
+        window = np.zeros(WINDOW, dtype=np.float32)
+        window[: buffer.size] = buffer
+        yield start, window, True
+
+
+def _sample_frames(n_frames: int) -> np.ndarray:
+    """For each sample of a window, the segmentation frame whose centre is nearest, shape (WINDOW,)."""
+    centre = (RECEPTIVE_FIELD - 1) / 2
+    return np.clip(np.round((np.arange(WINDOW) - centre) / FRAME_STEP), 0, n_frames - 1).astype(np.int64)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[first, last] index pairs of the runs of True in a 1-D bool array."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+class Diarizer:
+    """The two networks and the settings; ``__call__`` diarizes one recording's sample stream."""
+
+    def __init__(self, segmentation: Segmentation, embedding: CamPlusPlus) -> None:
+        self.segmentation = segmentation
+        self.embedding = embedding
+
+    def _locals(self, start: int, window: np.ndarray, activity: np.ndarray, last: bool, first: bool) -> list[_Local]:
+        n_frames = activity.shape[0]
+        centres = start / SR + frame_centres(n_frames)
+        margin = (config.WINDOW_SECONDS - config.STEP_SECONDS) / 2
+        lo = -np.inf if first else start / SR + margin
+        hi = np.inf if last else start / SR + margin + config.STEP_SECONDS
+        owned = (centres >= lo) & (centres < hi)
+        alone = activity.sum(axis=1) == 1
+        to_frame = _sample_frames(n_frames)
+        half = FRAME_STEP / SR / 2
+        found = []
+        for k in range(activity.shape[1]):
+            active = activity[:, k] > 0
+            if not (active & owned).any():
+                continue
+            clean = active & alone
+            mask = (clean & owned)[to_frame]
+            if mask.sum() < config.MIN_EMBED_SECONDS * SR:
+                mask = clean[to_frame]
+            if mask.sum() < config.MIN_EMBED_SECONDS * SR:
+                continue
+            speech = window[mask][: int(config.MAX_EMBED_SECONDS * SR)]
+            intervals = [(float(centres[a] - half), float(centres[b] + half)) for a, b in _runs(active & owned)]
+            found.append(_Local(self.embedding.embed(speech), intervals))
+        return found
+
+    def __call__(
+        self,
+        blocks: Iterable[np.ndarray],
+        *,
+        total_seconds: float | None = None,
+        n_speakers: int | None = None,
+        threshold: float = config.CLUSTER_THRESHOLD,
+        report: JobReport | None = None,
+    ) -> list[SpeakerTurn]:
+        """Speaker turns of a recording given as 16 kHz mono blocks (int16 or float in [-1, 1]).
+
+        ``total_seconds`` (the recording's length) lets progress report a total;
+        ``n_speakers`` fixes the number of speakers instead of cutting at ``threshold``.
+        Progress is reported in seconds of audio; cancel is checked between window batches.
+        """
+        if n_speakers is not None and n_speakers < 1:
+            raise ParameterError(f"n_speakers must be >= 1, got {n_speakers}")
+        report = report or JobReport()
+        total = float(total_seconds or 0.0)
+        locals_: list[_Local] = []
+        batch: list[tuple[int, np.ndarray, bool]] = []
+
+        def flush() -> None:
+            report.cancel.raise_if_cancelled()
+            windows = np.stack([w for _, w, _ in batch])
+            activity = powerset_to_speakers(self.segmentation(windows))
+            for (start, window, last), act in zip(batch, activity, strict=True):
+                locals_.extend(self._locals(start, window, act, last, first=start == 0))
+            last_start, _, is_last = batch[-1]
+            done = (last_start + (WINDOW if is_last else STEP)) / SR
+            report.progress(total if total and is_last else min(done, total) if total else done, total)
+            batch.clear()
+
+        with _blas().limit(limits=1, user_api="blas"):
+            for item in _windows(blocks):
+                batch.append(item)
+                if len(batch) == config.BATCH_WINDOWS:
+                    flush()
+            if batch:
+                flush()
+            return _turns(locals_, n_speakers=n_speakers, threshold=threshold)
+
+
+def _blas() -> ThreadpoolController:
+    global _BLAS
+    if _BLAS is None:
+        _BLAS = ThreadpoolController()
+    return _BLAS
+
+
+def cluster(embeddings: np.ndarray, weights: np.ndarray, *, n_speakers: int | None, threshold: float) -> np.ndarray:
+    """Cluster labels (0-based, by first appearance) of (n, 192) embeddings with speech ``weights`` in seconds.
+
+    Average linkage on cosine distance cut at ``threshold`` (or into ``n_speakers``);
+    clusters under ``MIN_CLUSTER_SECONDS`` of speech then join the nearest larger cluster's centroid.
+    """
+    n = embeddings.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n == 1:
+        return np.zeros(1, dtype=np.int64)
+    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-9)
+    tree = linkage(unit, method="average", metric="cosine")
+    if n_speakers is not None:
+        labels = fcluster(tree, t=min(n_speakers, n), criterion="maxclust")
+    else:
+        labels = fcluster(tree, t=threshold, criterion="distance")
+    sizes = {c: float(weights[labels == c].sum()) for c in np.unique(labels)}
+    large = [c for c, s in sizes.items() if s >= config.MIN_CLUSTER_SECONDS]
+    if large and len(large) < len(sizes) and n_speakers is None:
+        centroids = np.stack([unit[labels == c].mean(axis=0) for c in large])
+        for i in np.flatnonzero(~np.isin(labels, large)):
+            labels[i] = large[int(np.argmax(centroids @ unit[i]))]
+    order = {c: k for k, c in enumerate(dict.fromkeys(labels.tolist()))}
+    return np.array([order[c] for c in labels.tolist()], dtype=np.int64)
+
+
+def _turns(locals_: list[_Local], *, n_speakers: int | None, threshold: float) -> list[SpeakerTurn]:
+    if not locals_:
+        return []
+    embeddings = np.stack([item.embedding for item in locals_])
+    weights = np.array([sum(b - a for a, b in item.intervals) for item in locals_])
+    labels = cluster(embeddings, weights, n_speakers=n_speakers, threshold=threshold)
+    raw = sorted((max(0.0, a), b, int(label)) for item, label in zip(locals_, labels, strict=True) for a, b in item.intervals)
+    merged: dict[int, list[list[float]]] = {}
+    for start, end, label in raw:
+        spans = merged.setdefault(label, [])
+        if spans and start - spans[-1][1] <= config.MERGE_GAP_SECONDS:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    turns = [SpeakerTurn(a, b, label) for label, spans in merged.items() for a, b in spans]
+    return sorted(turns, key=lambda t: (t.start, t.speaker))

@@ -1,0 +1,132 @@
+"""The few neural-network layers the speaker models need, in numpy (float32, inference only).
+
+Arrays are batch-first: 1-D signals (batch, channels, time), 2-D maps
+(batch, channels, height, width). Convolutions are cross-correlations as in
+PyTorch, computed as one matrix product over unfolded windows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+BN_EPS = 1e-5
+
+
+def batchnorm(x: np.ndarray, weights: dict[str, np.ndarray], prefix: str) -> np.ndarray:
+    """Inference batch norm over axis 1 with running statistics ``prefix.running_mean`` etc.
+
+    A missing ``prefix.weight``/``prefix.bias`` means no affine part.
+    """
+    scale = 1.0 / np.sqrt(weights[f"{prefix}.running_var"] + BN_EPS)
+    shift = -weights[f"{prefix}.running_mean"] * scale
+    if f"{prefix}.weight" in weights:
+        scale = scale * weights[f"{prefix}.weight"]
+        shift = shift * weights[f"{prefix}.weight"] + weights[f"{prefix}.bias"]
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return (x * scale.reshape(shape) + shift.reshape(shape)).astype(np.float32)
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0, dtype=np.float32)
+
+
+def leaky_relu(x: np.ndarray, slope: float = 0.01) -> np.ndarray:
+    return np.where(x > 0, x, slope * x).astype(np.float32)
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return (0.5 * (1.0 + np.tanh(0.5 * x))).astype(np.float32)
+
+
+def conv1d(
+    x: np.ndarray,
+    weight: np.ndarray,
+    bias: np.ndarray | None = None,
+    *,
+    stride: int = 1,
+    padding: int = 0,
+    dilation: int = 1,
+) -> np.ndarray:
+    """(batch, in, time) * (out, in, kernel) -> (batch, out, time')."""
+    out_channels, in_channels, kernel = weight.shape
+    if padding:
+        x = np.pad(x, ((0, 0), (0, 0), (padding, padding)))
+    steps = (x.shape[2] - dilation * (kernel - 1) - 1) // stride + 1
+    if kernel == 1 and stride == 1:
+        cols = x
+    else:  # (batch, in, kernel, time') -> (batch, in * kernel, time'), the weight's own order
+        span = stride * (steps - 1) + 1
+        taps = [x[:, :, j * dilation : j * dilation + span : stride] for j in range(kernel)]
+        cols = np.stack(taps, axis=2).reshape(x.shape[0], in_channels * kernel, steps)
+    y = np.matmul(weight.reshape(out_channels, in_channels * kernel), cols)
+    if bias is not None:
+        y += bias[None, :, None]
+    return y.astype(np.float32, copy=False)
+
+
+def conv2d(x: np.ndarray, weight: np.ndarray, *, stride: tuple[int, int] = (1, 1), padding: int = 0) -> np.ndarray:
+    """(batch, in, H, W) * (out, in, kh, kw) -> (batch, out, H', W'), no bias."""
+    out_channels, in_channels, kh, kw = weight.shape
+    if padding:
+        x = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    rows = (x.shape[2] - kh) // stride[0] + 1
+    cols = (x.shape[3] - kw) // stride[1] + 1
+    taps = [
+        x[:, :, i : i + stride[0] * (rows - 1) + 1 : stride[0], j : j + stride[1] * (cols - 1) + 1 : stride[1]]
+        for i in range(kh)
+        for j in range(kw)
+    ]
+    unfolded = np.stack(taps, axis=2).reshape(x.shape[0], in_channels * kh * kw, rows * cols)
+    y = np.matmul(weight.reshape(out_channels, -1), unfolded)
+    return y.reshape(x.shape[0], out_channels, rows, cols).astype(np.float32, copy=False)
+
+
+def max_pool1d(x: np.ndarray, size: int) -> np.ndarray:
+    """Non-overlapping max over ``size`` steps of the last axis (a partial tail is dropped)."""
+    count = x.shape[-1] // size
+    return x[..., : count * size].reshape(*x.shape[:-1], count, size).max(axis=-1)
+
+
+def instance_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = BN_EPS) -> np.ndarray:
+    """Normalise each (batch, channel) row over time, then scale and shift per channel."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    y = (x - mean) / np.sqrt(var + eps)
+    return (y * weight[None, :, None] + bias[None, :, None]).astype(np.float32)
+
+
+def bilstm(x: np.ndarray, forward: LstmWeights, backward: LstmWeights) -> np.ndarray:
+    """One bidirectional LSTM layer (gates i, f, g, o as PyTorch): (batch, time, in) -> (batch, time, 2 * hidden).
+
+    Both directions advance in the same loop, as one batched matrix product per step.
+    """
+    batch, steps, _ = x.shape
+    hidden = forward.w_hh.shape[1]
+    inputs = np.stack([x @ w.w_ih.T + (w.b_ih + w.b_hh) for w in (forward, backward)]).astype(np.float32)
+    w_hh = np.stack([forward.w_hh.T, backward.w_hh.T]).astype(np.float32)  # (2, hidden, 4 hidden)
+    h = np.zeros((2, batch, hidden), dtype=np.float32)
+    c = np.zeros((2, batch, hidden), dtype=np.float32)
+    out = np.empty((2, batch, steps, hidden), dtype=np.float32)
+    for t in range(steps):
+        gates = np.matmul(h, w_hh)
+        gates[0] += inputs[0, :, t]
+        gates[1] += inputs[1, :, steps - 1 - t]
+        act = sigmoid(gates)
+        g = np.tanh(gates[..., 2 * hidden : 3 * hidden])
+        c = act[..., hidden : 2 * hidden] * c + act[..., :hidden] * g
+        h = act[..., 3 * hidden :] * np.tanh(c)
+        out[0, :, t] = h[0]
+        out[1, :, steps - 1 - t] = h[1]
+    return np.concatenate([out[0], out[1]], axis=2)
+
+
+@dataclass(frozen=True)
+class LstmWeights:
+    """One LSTM direction's weights: (4 hidden, in), (4 hidden, hidden), two (4 hidden,) biases."""
+
+    w_ih: np.ndarray
+    w_hh: np.ndarray
+    b_ih: np.ndarray
+    b_hh: np.ndarray
