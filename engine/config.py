@@ -53,7 +53,7 @@ SPEECH_GATE_PAD_SECONDS = 0.3
 SPEECH_GATE_FADE_SECONDS = 0.02
 #: Share of a file's progress bar the detector pass takes (it costs a few percent of recognition).
 DETECT_PASS_SHARE = 0.05
-NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})
+NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "audience", "noise"})
 #: A word or phrase repeated back to back more often than this is a decoding loop: the copies are dropped.
 WHISPER_MAX_REPEATS = 3
 

@@ -27,7 +27,7 @@ from engine.storage.store import Store
 #: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
 X_DURATION_MIN_SECONDS = 1.0
 #: Event types the timeline gives a lane of their own, in lane order.
-EVENT_LANES = ("applause", "laughter", "music")
+EVENT_LANES = ("applause", "laughter", "audience", "music")
 #: Event types that mark speech-rate extremes.
 RATE_TYPES = RATE_EVENT_TYPES
 #: Events worth pointing out in the transcript and beside search hits (speech and noise would be everywhere).
