@@ -21,12 +21,11 @@ Ambience: seconds labelled speech per hour. Speech: the share of its time labell
 events per hour of speech.
 
 Writes ``bench/results/detect_heldout.json`` and ``.md``.
-Run: ``.venv/bin/python -m bench.detect_heldout_bench`` (a few CPU minutes).
+Run: ``.venv/bin/python -m bench.detect_heldout_bench`` (a few CPU minutes; ``--quick``: under one).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -36,7 +35,7 @@ import soundfile as sf
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.common import write_result  # noqa: E402
+from bench.common import bench_parser, write_result  # noqa: E402
 from engine.detect import DetectorSettings, frame_features  # noqa: E402
 from engine.detect.analyzer import _noise_outside, audio_events, speech_under_music  # noqa: E402
 from engine.detect.audioset import AudioSetModel  # noqa: E402
@@ -52,6 +51,7 @@ LIBRIVOX = Path("/usr/share/pocketsphinx/test/data/librivox")
 METHODS = ("shipped", "before", "baseline")
 SPEECH_CONDITIONS = ("clean", "white noise 15 dB", "white noise 10 dB", "white noise 5 dB", "white noise 0 dB",
                      "music bed 10 dB", "music bed 5 dB", "music bed 0 dB", "quiet (-25 dB)")  # fmt: skip
+QUICK_CONDITIONS = ("clean", "white noise 5 dB", "music bed 5 dB")
 Span = tuple[float, float]
 
 
@@ -126,14 +126,15 @@ def speech_scene(speech: np.ndarray, condition: str, bed: np.ndarray, rng: np.ra
     return (speech + other * level / np.sqrt(np.mean(other**2)) * 10 ** (-snr / 20)).astype(np.float32)
 
 
-def run(seed: int) -> dict:
+def run(seed: int, *, quick: bool = False) -> dict:
+    """Every measure; ``quick``: three music scenes, one ambience scene, three speech conditions."""
     rng = np.random.default_rng(seed)
     tagger = AudioSetModel.shipped()
     music = [load_clip(p, sample_rate=SR) for p in fetch_clips("music")]
     ambience = [load_clip(p, sample_rate=SR) for p in fetch_clips("ambience")]
 
     counts = {m: {"reference": 0, "found": 0, "matched": 0} for m in METHODS}
-    for audio, spans in music_scenes(music, rng, 8):
+    for audio, spans in music_scenes(music, rng, 3 if quick else 8):
         feats = frame_features(audio, sr=SR, audioset=tagger)
         for m in METHODS:
             found = [(e.start, e.end) for e in events_by(m, feats)[0] if e.type == "music"]
@@ -152,7 +153,7 @@ def run(seed: int) -> dict:
 
     ambience_speech = dict.fromkeys(METHODS, 0.0)
     ambience_seconds = 0.0
-    for _ in range(3):
+    for _ in range(1 if quick else 3):
         parts = []
         for clip in ambience:
             looped = np.tile(clip, int(np.ceil(8 * SR / len(clip))))[: 8 * SR]
@@ -163,10 +164,13 @@ def run(seed: int) -> dict:
         ambience_seconds += feats.duration
         for m in METHODS:
             ambience_speech[m] += sum(e.duration for e in events_by(m, feats)[1])
+    hiss = (0.03 * rng.standard_normal(60 * SR)).astype(np.float32)  # a minute of steady white noise alone
+    feats = frame_features(np.concatenate([np.zeros(SR, np.float32), hiss]), sr=SR, audioset=tagger)
+    hiss_speech = {m: 3600.0 * sum(e.duration for e in events_by(m, feats)[1]) / 60.0 for m in METHODS}
 
     bed_music = np.concatenate(music)
     speech_rows: dict[str, dict[str, dict[str, float]]] = {}
-    for condition in SPEECH_CONDITIONS:
+    for condition in QUICK_CONDITIONS if quick else SPEECH_CONDITIONS:
         totals = {m: {"speech": 0.0, "noise": 0} for m in METHODS}
         seconds = 0.0
         for wav in sorted(LIBRIVOX.glob("*.wav")):
@@ -187,11 +191,12 @@ def run(seed: int) -> dict:
         "seed": seed,
         "sources": {"music": ["funnyboat", "chromium-bsu-data"],
                     "ambience": ["minetest-data", "pachi-data", "chromium-bsu-data"],
-                    "speech": ["pocketsphinx-testdata (LibriVox)"]},  # fmt: skip
+                    "speech": ["pocketsphinx-testdata (LibriVox)"]},
         "music_alone_split_by_silence": {m: {**counts[m], "event_f1": f1(counts[m])} for m in METHODS},
         "beds_with_dips_events": beds,
         "ambience_seconds": ambience_seconds,
         "ambience_speech_seconds_per_hour": {m: 3600.0 * ambience_speech[m] / ambience_seconds for m in METHODS},
+        "white_noise_speech_seconds_per_hour": hiss_speech,
         "speech": speech_rows,
     }
 
@@ -207,24 +212,27 @@ def markdown(r: dict) -> str:
         "",
         "| measure | shipped | before | baseline |",
         "| --- | --- | --- | --- |",
-        f"| music alone, a silence apart: event F1 ({n_ref} excerpts) | " + " | ".join(f"{m[k]['event_f1']:.2f}" for k in METHODS) + " |",
+        f"| music alone, a silence apart: event F1 ({n_ref} excerpts) | "
+        + " | ".join(f"{m[k]['event_f1']:.2f}" for k in METHODS) + " |",
         "| music beds with brief dips: events per bed (1 is right) | "
         + " | ".join(" ".join(str(n) for n in r["beds_with_dips_events"][k]) for k in ("shipped", "before")) + " |  |",
         f"| ambience ({r['ambience_seconds'] / 60:.1f} min): seconds labelled speech per hour | "
         + " | ".join(f"{r['ambience_speech_seconds_per_hour'][k]:.0f}" for k in METHODS) + " |",
+        "| white noise alone (1 min): seconds labelled speech per hour | "
+        + " | ".join(f"{r['white_noise_speech_seconds_per_hour'][k]:.0f}" for k in METHODS) + " |",
     ]  # fmt: skip
     for condition, row in r["speech"].items():
-        lines.append(f"| speech, {condition}: share labelled speech / noise events per hour | "
-                     + " | ".join(f"{row[k]['speech_share']:.2f} / {row[k]['noise_per_hour']:.0f}" for k in METHODS) + " |")  # fmt: skip
+        cells = (f"{row[k]['speech_share']:.2f} / {row[k]['noise_per_hour']:.0f}" for k in METHODS)
+        lines.append(f"| speech, {condition}: share labelled speech / noise events per hour | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__ or "", "three music scenes, one ambience scene, three speech conditions (not for docs)")
     parser.add_argument("--seed", type=int, default=32)
     args = parser.parse_args(argv)
-    result = run(args.seed)
-    write_result("detect_heldout", result, markdown(result), echo=True)
+    result = run(args.seed, quick=args.quick)
+    write_result("detect_heldout-quick" if args.quick else "detect_heldout", result, markdown(result), echo=True)
     return 0
 
 

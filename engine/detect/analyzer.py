@@ -182,11 +182,12 @@ def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Ev
     return learned_sound_events(features, settings)
 
 
-def heard_sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Event]:
-    """The AudioSet model's events, then what YAMNet's zero-shot scores settle (:mod:`engine.detect.ambience`):
-    music split at silence, ambience relabelled ``noise``, steady noise cut where speech is heard, and ambience
-    outside every event ``noise``."""
-    model = default_classifier(AUDIOSET_MODEL)
+def heard_sound_events(features: FrameFeatures, settings: DetectorSettings,
+                       model: SoundClassifier | None = None) -> list[Event]:  # fmt: skip
+    """The AudioSet model's events (``model``, default the shipped one), then what YAMNet's zero-shot scores
+    settle (:mod:`engine.detect.ambience`): music split at silence, ambience relabelled ``noise``, steady noise
+    cut where speech is heard, and ambience outside every event ``noise``."""
+    model = model or default_classifier(AUDIOSET_MODEL)
     sounds = detect_sounds(features, model=model, sensitivities={"music": settings.music_sensitivity,
                                                     "applause": settings.applause_sensitivity,
                                                     "laughter": settings.laughter_sensitivity})  # fmt: skip
