@@ -259,7 +259,11 @@ def _event_label(row: dict[str, Any], word_starts: list[float]) -> str:
     if row["type"] in RATE_TYPES:
         return rate_label(row["type"], row["start"], row["end"], row["value"], word_starts)
     length = row["end"] - row["start"]
-    return f"{row['type']} {length:.0f} s" if length >= 1 else row["type"]
+    label = f"{row['type']} {length:.0f} s" if length >= 1 else row["type"]
+    if row["type"] == "audience" and row["score"] is not None and row["value"] is not None:
+        # the detector could not tell applause from laughter: say how sure it was and which way it leaned
+        label += f": applause or laughter, score {row['score']:.2f}, {100 * row['value']:.0f} % laughter"
+    return label
 
 
 def _words_around(words: list[dict[str, Any]], span: Span, marked: range) -> str:
