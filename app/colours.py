@@ -32,13 +32,15 @@ class Shades:
 LIGHT = Shades(
     low_confidence=((0.5, "#757575"), (0.8, "#555555")),
     timestamp="#5b6f7a", heading="#37474f",
-    events={"applause": "#8e24aa", "laughter": "#b34700", "music": "#00737d", "fast": "#c62828", "slow": "#2e7d32"},
+    events={"applause": "#8e24aa", "laughter": "#b34700", "audience": "#6d4c41", "music": "#00737d",
+            "fast": "#c62828", "slow": "#2e7d32"},
     event_other="#546e7a",
 )
 DARK = Shades(
     low_confidence=((0.5, "#9e9e9e"), (0.8, "#c2c2c2")),
     timestamp="#a9bcc6", heading="#cfd8dc",
-    events={"applause": "#e1a6ea", "laughter": "#ffb74d", "music": "#4dd0e1", "fast": "#ff9e9e", "slow": "#a5d6a7"},
+    events={"applause": "#e1a6ea", "laughter": "#ffb74d", "audience": "#d7ccc8", "music": "#4dd0e1",
+            "fast": "#ff9e9e", "slow": "#a5d6a7"},
     event_other="#b0bec5",
 )
 

@@ -52,7 +52,7 @@ from engine.evaluate.word_errors import WordErrors, scoring_tokens, word_errors 
 RESULTS = ROOT / "bench" / "results"
 CACHE = Path(os.environ.get("EARSHOT_BENCH_CACHE", Path.home() / ".cache" / "earshot-bench"))
 LIBRIVOX = Path("/usr/share/pocketsphinx/test/data/librivox")
-NON_SPEECH = {"music", "applause", "laughter", "crowd", "noise", "silence"}
+NON_SPEECH = {"music", "applause", "laughter", "audience", "crowd", "noise", "silence"}
 #: A word counts as placed inside non-speech when its middle lies this far inside a truth span, seconds.
 SPAN_MARGIN = 0.1
 

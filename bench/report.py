@@ -31,6 +31,7 @@ from bench import (
     cli_search_bench,
     cluster_bench,
     detect_bench,
+    detect_heldout_bench,
     detect_loso_bench,
     detect_speech_bench,
     downstream_bench,
@@ -120,6 +121,7 @@ TABLES: dict[str, Table] = {
                                   "the false-alarm weight and keeping the laughter head out of ingest were decided "
                                   "after seeing this table"),
     "detect-speech": Table(("detect_speech",), _bench_table(detect_speech_bench.markdown, 0)),
+    "detect-heldout": Table(("detect_heldout",), _bench_table(detect_heldout_bench.markdown, 0)),
     "music-bed-cues": Table(("music_bed_cues",), _bench_table(music_bed_cues_bench.markdown, 0)),
     "detect-broadcast": Table(("detect",), _bench_table(detect_bench.markdown, 0),
                               "tuned material: the broadcast's applause, laughter and crowd clips are in the classifier's "

@@ -54,8 +54,8 @@ SPEECH_GATE_PAD_SECONDS = 0.3
 #: Whisper placed in its non-speech were laughter written "ha ha" (probabilities up to 0.97);
 #: none in its music beds or noise bursts, where the detectors also miss speech under a bed or
 #: steady noise, so words there stand.
-GATE_DROP_BELOW = {"applause": 1.01, "laughter": 1.01}
-NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "noise"})
+GATE_DROP_BELOW = {"applause": 1.01, "laughter": 1.01, "audience": 1.01}  # audience: one or the other
+NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "audience", "noise"})
 #: For engines other than Whisper (Vosk), whose word confidences say nothing about these sounds:
 #: every word in a non-speech event and outside detected speech is dropped.
 GATE_DROP_BELOW_OTHER_ENGINES = {kind: 1.01 for kind in NON_SPEECH_EVENT_TYPES}

@@ -28,7 +28,7 @@ from engine.writing import join_written, written_groups
 #: Untranscribed non-speech before a word, in seconds, that the timeline marks as X-duration.
 X_DURATION_MIN_SECONDS = 1.0
 #: Event types the timeline gives a lane of their own, in lane order.
-EVENT_LANES = ("applause", "laughter", "music")
+EVENT_LANES = ("applause", "laughter", "audience", "music")
 #: Event types that mark speech-rate extremes.
 RATE_TYPES = RATE_EVENT_TYPES
 #: Events worth pointing out in the transcript and beside search hits (speech and noise would be everywhere).
@@ -266,7 +266,11 @@ def _event_label(row: dict[str, Any], word_starts: list[float]) -> str:
     if row["type"] in RATE_TYPES:
         return rate_label(row["type"], row["start"], row["end"], row["value"], word_starts)
     length = row["end"] - row["start"]
-    return f"{row['type']} {length:.0f} s" if length >= 1 else row["type"]
+    label = f"{row['type']} {length:.0f} s" if length >= 1 else row["type"]
+    if row["type"] == "audience" and row["score"] is not None and row["value"] is not None:
+        # the detector could not tell applause from laughter: say how sure it was and which way it leaned
+        label += f": applause or laughter, score {row['score']:.2f}, {100 * row['value']:.0f} % laughter"
+    return label
 
 
 def _words_around(words: list[dict[str, Any]], span: Span, marked: range) -> str:

@@ -11,6 +11,14 @@ keeps only the clip files in a cache folder and throws the rest away.
 | crowd    | etw-data 3.6+svn162-6, lmms-common   | etw crowd/crowd01..17.wav (stadium chants),      |
 |          |                                      | snd/crowd.wav (cheer), snd/boou.wav (booing),    |
 |          |                                      | lmms samples/misc/raving_crowd01.ogg             |
+| ambience | minetest-data 5.6.1, pachi-data 1.0, | minetest fire, water, lava, furnace, cart; pachi |
+|          | chromium-bsu-data 0.9.16.1           | storm.wav (thunder and rain); chromium-bsu's two |
+|          |                                      | explosions (rumble)                              |
+| music    | funnyboat 1.5, chromium-bsu-data     | JDruid's "Trip on the Funny Boat" (CC-BY-SA),    |
+|          |                                      | chromium-bsu's game and menu music               |
+
+The ambience and music kinds come from packages the detector corpus (``tools/detector_corpus.py``) does
+not hold: no model or threshold was chosen on them, so ``bench/detect_heldout_bench.py`` measures on them.
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ MANIFEST = "package.json"
 _LMMS_MISC = "usr/share/lmms/samples/misc"
 _SCRATCH_HUMAN = "usr/share/scratch/Media/Sounds/Human"
 _ETW = "usr/share/games/etw"
+_MINETEST = "usr/share/games/minetest/games/minetest_game/mods"
+_BSU = "usr/share/games/chromium-bsu/wav"
 
 #: (package, file inside the package) for each kind of clip.
 CLIP_CATALOGUE: dict[str, tuple[tuple[str, str], ...]] = {
@@ -48,6 +58,20 @@ CLIP_CATALOGUE: dict[str, tuple[tuple[str, str], ...]] = {
         ("etw-data", f"{_ETW}/snd/crowd.wav"),
         ("etw-data", f"{_ETW}/snd/boou.wav"),
         ("lmms-common", f"{_LMMS_MISC}/raving_crowd01.ogg"),
+    ),
+    "ambience": (
+        *(("minetest-data", f"{_MINETEST}/fire/sounds/{n}.ogg") for n in ("fire_large", "fire_small", "fire_fire.1")),
+        *(("minetest-data", f"{_MINETEST}/env_sounds/sounds/env_sounds_{n}.ogg") for n in ("water.1", "water.2", "lava.1")),
+        ("minetest-data", f"{_MINETEST}/default/sounds/default_furnace_active.ogg"),
+        ("minetest-data", f"{_MINETEST}/carts/sounds/carts_cart_moving.1.ogg"),
+        ("pachi-data", "usr/share/pachi/sounds/storm.wav"),
+        ("chromium-bsu-data", f"{_BSU}/exploBig.wav"),
+        ("chromium-bsu-data", f"{_BSU}/exploPop.wav"),
+    ),
+    "music": (
+        ("funnyboat", "usr/share/games/funnyboat/data/JDruid-Trip_on_the_Funny_Boat.ogg"),
+        ("chromium-bsu-data", f"{_BSU}/music_game.wav"),
+        ("chromium-bsu-data", f"{_BSU}/music_menu.wav"),
     ),
 }
 
@@ -79,7 +103,7 @@ def default_cache_dir() -> Path:
 
 
 def fetch_clips(kind: str, cache_dir: Path | None = None) -> list[Path]:
-    """Paths of the real recordings of ``kind`` ("applause", "laughter" or "crowd").
+    """Paths of the real recordings of ``kind`` (one of :data:`CLIP_KINDS`).
 
     Downloads and unpacks the Debian packages that hold them on first use
     (``EARSHOT_CLIP_CACHE`` or ``~/.cache/earshot-test-clips``). Raises

@@ -21,6 +21,7 @@ import scipy.ndimage
 
 from engine.asr.base import Word
 from engine.detect import config
+from engine.detect.ambience import ambience_events, ambience_relabelled, noise_outside_speech
 from engine.detect.audioset import AudioSetModel
 from engine.detect.classifier import (
     AUDIOSET_MODEL,
@@ -34,6 +35,7 @@ from engine.detect.classifier import (
 from engine.detect.events import Detections, Event, events_from_mask
 from engine.detect.features import FeatureExtractor, FrameFeatures
 from engine.detect.frames import active_frames, close_and_prune, frames_of
+from engine.detect.music_beds import split_at_silence
 from engine.detect.rate import detect_rate_changes, rate_stretches, syllable_nuclei
 from engine.detect.sensitivities import DetectorSettings
 from engine.detect.sounds import detect_applause, detect_laughter, detect_music, detect_noise
@@ -176,8 +178,23 @@ def sound_events(features: FrameFeatures, settings: DetectorSettings) -> list[Ev
         sounds = rule_sound_events(features, settings)
         return sounds + tones_outside(features, sounds)
     if settings.sound_model == "audioset":
-        return learned_sound_events(features, settings, default_classifier(AUDIOSET_MODEL))
+        return heard_sound_events(features, settings)
     return learned_sound_events(features, settings)
+
+
+def heard_sound_events(features: FrameFeatures, settings: DetectorSettings,
+                       model: SoundClassifier | None = None) -> list[Event]:  # fmt: skip
+    """The AudioSet model's events (``model``, default the shipped one), then what YAMNet's zero-shot scores
+    settle (:mod:`engine.detect.ambience`): music split at silence, ambience relabelled ``noise``, steady noise
+    cut where speech is heard, and ambience outside every event ``noise``."""
+    model = model or default_classifier(AUDIOSET_MODEL)
+    sounds = detect_sounds(features, model=model, sensitivities={"music": settings.music_sensitivity,
+                                                    "applause": settings.applause_sensitivity,
+                                                    "laughter": settings.laughter_sensitivity})  # fmt: skip
+    sounds = ambience_relabelled(split_at_silence(sounds, features), features)
+    noise = noise_outside_speech(_noise_outside(features, sounds), features)
+    sounds = sounds + noise
+    return sounds + ambience_events(features, exclude=sounds)
 
 
 def tones_outside(features: FrameFeatures, sounds: Sequence[Event], model: SoundClassifier | None = None) -> list[Event]:
@@ -193,6 +210,7 @@ def learned_sound_events(features: FrameFeatures, settings: DetectorSettings,
     sounds = detect_sounds(features, model=model, sensitivities={"music": settings.music_sensitivity,
                                                     "applause": settings.applause_sensitivity,
                                                     "laughter": settings.laughter_sensitivity})  # fmt: skip
+    sounds = split_at_silence(sounds, features)
     return sounds + _noise_outside(features, sounds)
 
 

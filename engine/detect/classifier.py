@@ -207,6 +207,7 @@ def detect_sounds(
         return []
     x = model.descriptors(features)  # computed once: music shaping reads them too
     p = smoothed_posteriors(model, features, descriptors=x)
+    network = p.copy()  # the network's own posteriors, before zero-shot scores replace some kinds
     if model.zero_shot:  # these kinds' scores: 0.5 where the zero-shot logit reaches its threshold
         z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
         for j, (kind, threshold) in enumerate(model.zero_shot):
@@ -234,7 +235,46 @@ def detect_sounds(
                 continue
             v = e.value if kind != "tone" else 10.0 * np.log10(max(e.value, 1e-12))  # mean power as dBFS
             events.append(Event(e.type, e.start, min(e.end, features.duration), e.score, v))
+    if "applause" in model.classes and "laughter" in model.classes:
+        a, lg = model.classes.index("applause"), model.classes.index("laughter")
+        # either laughter score (network or zero-shot) may be the one that hears a laugh the other misses
+        events = audience_by_scores(events, applause=np.maximum(p[:, a], network[:, a]),
+                                    laughter=np.maximum(p[:, lg], network[:, lg]), segment_seconds=seg)  # fmt: skip
     return events
+
+
+def audience_by_scores(events: list[Event], *, applause: np.ndarray, laughter: np.ndarray,
+                       segment_seconds: float) -> list[Event]:  # fmt: skip
+    """``events`` with each applause or laughter event over which the other kind's smoothed score averages at
+    least ``config.AUDIENCE_SCORE_SHARE`` of its own made an ``audience`` event: the detector cannot tell the
+    two apart. ``applause``, ``laughter``: smoothed scores per segment, shape ``(n_segments,)``. Score: the
+    larger of the two means; value: laughter's share of the two, 0-1 (above 0.5: more like laughter)."""
+    out, audience = [], []
+    for e in events:
+        a, b = round(e.start / segment_seconds), max(round(e.end / segment_seconds), round(e.start / segment_seconds) + 1)
+        if e.type not in ("applause", "laughter") or a >= len(applause):
+            out.append(e)
+            continue
+        pa, pl = float(applause[a:b].mean()), float(laughter[a:b].mean())
+        own, other = (pa, pl) if e.type == "applause" else (pl, pa)
+        if other >= config.AUDIENCE_SCORE_SHARE * own:
+            audience.append(Event("audience", e.start, e.end, max(pa, pl), pl / max(pa + pl, 1e-12)))
+        else:
+            out.append(e)
+    return out + merged_audience(audience)
+
+
+def merged_audience(events: list[Event]) -> list[Event]:
+    """Overlapping ``audience`` events joined, their score and value weighted by duration."""
+    out: list[Event] = []
+    for e in sorted(events, key=lambda e: e.start):
+        if out and e.start <= out[-1].end:
+            last = out.pop()
+            w1, w2 = last.duration, e.duration
+            e = Event("audience", last.start, max(last.end, e.end), (last.score * w1 + e.score * w2) / (w1 + w2),
+                      (last.value * w1 + e.value * w2) / (w1 + w2))  # fmt: skip
+        out.append(e)
+    return out
 
 
 def raw_music_scores(model: SoundClassifier, features: FrameFeatures, *,

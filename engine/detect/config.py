@@ -85,6 +85,24 @@ SPEECH_UNDER_MUSIC_LOGIT = -3.0
 #: Speech under music shorter than this is not kept audible, s.
 SPEECH_UNDER_MUSIC_MIN_SECONDS = 0.5
 
+#: YAMNet hears speech where the best logit of its speech classes (median over 0.9 s) reaches this: a
+#: steady-noise event is cut there, and ambience (engine/detect/ambience.py) is only found below it.
+#: The speech-under-music threshold, set on training packages, reused unchanged.
+SPEECH_PRESENT_LOGIT = SPEECH_UNDER_MUSIC_LOGIT
+#: Ambience shorter than this is no event, s; gaps up to AMBIENCE_MAX_GAP_SECONDS are bridged.
+AMBIENCE_MIN_SECONDS = 0.5
+AMBIENCE_MAX_GAP_SECONDS = 0.3
+#: An applause or laughter event is ``audience`` when the detector's smoothed score of the other kind averages
+#: at least this share of its own over the event (set before any result was seen: one score at least half the
+#: other is no clear call).
+AUDIENCE_SCORE_SHARE = 0.5
+#: A music, applause or laughter event is relabelled ``noise`` only when YAMNet's best ambience logit beats the
+#: kind's own by this much over the event (logits): YAMNet hears some real applause as a vehicle by 0.6.
+AMBIENCE_RELABEL_MARGIN_LOGIT = 3.0
+#: A music event is cut where this long of silence (frames not sounding, digital silence included)
+#: runs inside it, s: a pause in the audio ends the piece, a dip of a bed under a voice does not.
+MUSIC_SPLIT_SILENCE_SECONDS = 1.0
+
 #: A tone event of the learned classifier is kept only when the median log10 spectral flatness
 #: of its loud frames is below this: beeps sit at -4.8 or lower, voiced speech above -3.1.
 TONE_MAX_FLATNESS = -4.0

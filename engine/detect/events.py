@@ -10,9 +10,10 @@ from engine.detect.frames import mask_spans
 
 #: Event types the analyzer emits (``value`` meaning in brackets):
 #: speech (mean webrtcvad decision), music, applause and laughter (mean smoothed posterior of the
-#: learned classifier, 0-1), noise (steady non-speech sound such as crowds; level, dBFS),
-#: fast and slow (syllables per second).
-EVENT_TYPES = ("speech", "music", "applause", "laughter", "noise", "fast", "slow")
+#: learned classifier, 0-1), audience (applause or laughter the detector cannot tell apart; laughter's
+#: share of the two scores, 0-1), noise (steady non-speech sound such as crowds and ambience; level,
+#: dBFS), fast and slow (syllables per second).
+EVENT_TYPES = ("speech", "music", "applause", "laughter", "audience", "noise", "fast", "slow")
 
 
 @dataclass(frozen=True)

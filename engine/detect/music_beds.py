@@ -22,6 +22,8 @@ import scipy.ndimage
 
 from engine.detect import config
 from engine.detect.events import Event
+from engine.detect.features import FrameFeatures
+from engine.detect.frames import active_frames, close_and_prune, frames_of, mask_spans
 from engine.detect.sounds import score_to_events
 from engine.errors import ParameterError
 
@@ -94,3 +96,29 @@ def music_events(score: np.ndarray, shape: MusicShape, *, segment_seconds: float
     return score_to_events("music", score, score, frame_seconds=segment_seconds, sensitivity=sensitivity,
                            min_seconds=MUSIC_MIN_SECONDS, max_gap_seconds=shape.max_gap_seconds,
                            low_fraction=shape.low_fraction)  # fmt: skip
+
+
+def split_at_silence(events: list[Event], features: FrameFeatures) -> list[Event]:
+    """``events`` with each music event cut where ``config.MUSIC_SPLIT_SILENCE_SECONDS`` or more of silence
+    (frames that do not sound, :func:`~engine.detect.frames.active_frames`) runs inside it; pieces shorter
+    than ``MUSIC_MIN_SECONDS`` are dropped, the others keep the event's score and value. Other events pass.
+
+    The music score's 0.9-2.9 s smoothing and the bridged gaps join two pieces a short silence apart;
+    silence is no music, and a bed's dips under a voice still sound.
+    """
+    if not any(e.type == "music" for e in events) or features.n_frames == 0:
+        return events
+    fs = features.frame_seconds
+    silent = close_and_prune(~active_frames(features.energy_db), max_gap=0,
+                             min_length=frames_of(config.MUSIC_SPLIT_SILENCE_SECONDS, fs)).astype(bool)  # fmt: skip
+    out = []
+    for e in events:
+        a, b = round(e.start / fs), min(round(e.end / fs), features.n_frames)
+        if e.type != "music" or not silent[a:b].any():
+            out.append(e)
+            continue
+        for s, t in mask_spans(~silent[a:b]):
+            start, end = (a + s) * fs, min((a + t) * fs, e.end)
+            if end - start >= MUSIC_MIN_SECONDS:
+                out.append(Event("music", round(start, 3), round(end, 3), e.score, e.value))
+    return out

@@ -67,7 +67,7 @@ HOTSPOT_FEATURE_WEIGHTS = {"events": 0.5, "rate": 0.2, "entities": 0.3}
 #: Audio event types that mark a hot spot, and how much each counts (times the
 #: event's own score when it has one). The names are engine.detect's; "noise" is
 #: its steady non-speech sound such as crowds and cheering.
-HOTSPOT_EVENT_TYPES = {"applause": 1.0, "laughter": 1.0, "noise": 0.5}
+HOTSPOT_EVENT_TYPES = {"applause": 1.0, "laughter": 1.0, "audience": 1.0, "noise": 0.5}
 #: An event this close to a passage (seconds) counts as "around" it; the same
 #: margin decides the event-type filter and the events listed with a hit.
 EVENT_MARGIN_SECONDS = 5.0

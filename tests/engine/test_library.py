@@ -71,8 +71,9 @@ def test_fast_speech_reads_in_syllables_per_second_and_words_per_minute(reader: 
     # 12 words 0.5 s apart: 0.0 .. 5.5 s; a fast stretch from 1.0 to 4.0 s holds the 6 words starting in it.
     rid = store.save_recording(_recording(
         "/r/fast.wav", " ".join(f"w{i}" for i in range(12)),
-        events=[EventRow("fast", 1.0, 4.0, 1.4, 6.25), EventRow("music", 4.0, 6.0)],
+        events=[EventRow("fast", 1.0, 4.0, 1.4, 6.25), EventRow("music", 4.0, 6.0), EventRow("audience", 6.0, 9.0, 0.62, 0.4)],
     ))
     labels = {s.kind: s.label for s in reader.detail(rid).events}
     assert labels["fast"] == "fast speech 3 s: 6.2 syllables/s, 120 words/min"
     assert labels["music"] == "music 2 s"
+    assert labels["audience"] == "audience 3 s: applause or laughter, score 0.62, 40 % laughter"

@@ -107,7 +107,8 @@ def test_event_and_entity_filters(store):
     assert search(store, "council budget", filters=SearchFilters(event_types=("laughter",))) == []
 
 
-def test_applause_lifts_an_equally_relevant_passage():
+@pytest.mark.parametrize("kind", ["applause", "audience"])  # audience: applause or laughter the detector cannot tell apart
+def test_applause_lifts_an_equally_relevant_passage(kind: str):
     s = Store(":memory:")
     story = STORIES["council"] + " " + " ".join(["market shares bank"] * 40)
     a = add_recording(s, "a.wav", story)
@@ -116,15 +117,16 @@ def test_applause_lifts_an_equally_relevant_passage():
     assert {h.recording_id for h in plain} == {a, b} and plain[0].text_score == pytest.approx(plain[1].text_score)
     first, second = (h.recording_id for h in plain)
     with s.atomic():
-        s.conn.execute("INSERT INTO events (recording_id, type, start, end, score) VALUES (?, 'applause', 3.0, 8.0, 1.0)",
-                       [second])
+        s.conn.execute("INSERT INTO events (recording_id, type, start, end, score) VALUES (?, ?, 3.0, 8.0, 1.0)",
+                       [second, kind])
     hot = search(s, "council budget hospital", hotspot_weight=0.5, limit=2)
     assert [h.recording_id for h in hot] == [second, first]
     assert hot[0].features["events"] == pytest.approx(1.0) and hot[1].features["events"] == 0.0
     f = hot[0].features  # text scaled to 1, plus weight x (0.5 events + 0.2 rate + 0.3 entities)
     assert hot[0].score == pytest.approx(1.0 + 0.5 * (0.5 * f["events"] + 0.2 * f["rate"] + 0.3 * f["entities"]))
     assert f["rate"] < 0.01 and f["entities"] == 0.0
-    assert [e.type for e in hot[0].events] == ["applause"] and hot[1].events == ()
+    assert [e.type for e in hot[0].events] == [kind] and hot[1].events == ()
+    assert [h.recording_id for h in search(s, "council budget", filters=SearchFilters(event_types=(kind,)))] == [second]
 
 
 @pytest.mark.slow  # over 2 s
