@@ -79,3 +79,14 @@ CLUSTER_START_SECONDS = 120.0
 #: Times a file is sent again when its worker dies before starting on it (it was waiting there);
 #: these do not count against CLUSTER_RETRIES, but a file cannot cycle for ever.
 CLUSTER_WAITING_RESENDS = 3
+
+# Language identification (engine/asr/language.py): chosen before any language clip was heard
+# (faster-whisper's own detection threshold, Whisper's 30 s window), never tuned on the bench's clips.
+#: Seconds of speech in each window the identifier hears (Whisper's encoder window).
+LANGUAGE_WINDOW_SECONDS = 30.0
+#: Windows spread over a file's speech; their language probabilities are averaged.
+LANGUAGE_MAX_WINDOWS = 3
+#: Below this averaged probability the language is uncertain: the model's own language is kept.
+LANGUAGE_MIN_PROBABILITY = 0.5
+#: Files with less speech than this (seconds) are not identified.
+LANGUAGE_MIN_SPEECH_SECONDS = 1.0

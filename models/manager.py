@@ -22,6 +22,7 @@ from engine.jobs import JobReport
 from engine.paths import models_dir
 from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
 from models.discover import embedded_whisper, package_models
+from models.embedded_base import embedded_whisper_base
 from models.fetch import fetch
 from models.install import install_archive, install_whisper
 from models.layout import LAYOUT_HINT, WHISPER_HINT, folder_layout, whisper_layout
@@ -75,9 +76,9 @@ class ModelManager:
         models = self._local_models()
         names = {model.name for model in models}
         models += [model for model in package_models() if model.name not in names]
-        embedded = embedded_whisper()
-        if embedded is not None and embedded.name not in names:
-            models.append(embedded)
+        for embedded in (embedded_whisper(), embedded_whisper_base()):
+            if embedded is not None and embedded.name not in names:
+                models.append(embedded)
         return models
 
     def partial_path(self, name: str) -> Path:

@@ -17,6 +17,7 @@ from engine.detect.events import Event
 from engine.detect.features import FeatureExtractor, FrameFeatures
 from engine.detect.sensitivities import DetectorSettings
 from engine.ingest.analyze import Analysis, analyze_transcript
+from engine.ingest.language import hear_language
 from engine.ingest.speech_gate import gate_blocks, speech_spans
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
@@ -31,10 +32,11 @@ class StageTimes:
     detect: float = 0.0
     analyze: float = 0.0
     store: float = 0.0
+    language: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.decode + self.transcribe + self.detect + self.analyze + self.store
+        return self.decode + self.transcribe + self.detect + self.analyze + self.store + self.language
 
 
 @dataclass
@@ -48,6 +50,9 @@ class Transcript:
     audio_seconds: float
     times: StageTimes = field(default_factory=StageTimes)
     analysis: Analysis = field(default_factory=Analysis)
+    #: the language identified and transcribed in (ISO 639-1), and a note on it for the user.
+    language: str = ""
+    language_note: str = ""
 
 
 class _TimedBlocks:
@@ -118,9 +123,14 @@ def transcribe_file(
     settings = detector_settings or DetectorSettings()
     blocks: Iterator[np.ndarray] = iter_pcm_blocks(info.path, sr=sr)
     detected = None
+    spans = None
     if analyze:
         detected = detect_pass(info, sr=sr, settings=settings, cancel=cancel, on_progress=report, times=times)
-        blocks = gate_blocks(blocks, speech_spans(*detected[1], duration=detected[0].duration), sr=sr)
+        spans = speech_spans(*detected[1], duration=detected[0].duration)
+        blocks = gate_blocks(blocks, spans, sr=sr)
+    t_language = time.perf_counter()
+    heard = hear_language(info, transcriber, spans=spans, sr=sr)  # LanguageMismatch: nothing recognised
+    times.language = time.perf_counter() - t_language
     share = config.DETECT_PASS_SHARE if analyze else 0.0
     timed = _TimedBlocks(
         blocks,
@@ -141,8 +151,7 @@ def transcribe_file(
         detections = run_detectors(features, words, settings=settings, found=found)
         times.detect += time.perf_counter() - t1
         t2 = time.perf_counter()
-        analysis = analyze_transcript(words, detections, engine=transcriber.engine,
-                                      language=getattr(transcriber, "language", ""))
+        analysis = analyze_transcript(words, detections, engine=transcriber.engine, language=heard.language)
         times.analyze = time.perf_counter() - t2
     return Transcript(
         words=words,
@@ -150,6 +159,8 @@ def transcribe_file(
         audio_seconds=timed.samples / sr,
         times=times,
         analysis=analysis,
+        language=heard.language,
+        language_note=heard.note,
     )
 
 
