@@ -19,6 +19,7 @@ clips of about ``seconds`` each with ``sox`` (16 kHz mono WAV).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -54,6 +55,8 @@ class LanguageClip:
     package: str
     version: str
     prompts: tuple[str, ...]
+    #: what the prompts say (the core packages' own transcripts), "" when the package has none.
+    text: str = ""
 
 
 def language_clips(package: str, *, count: int = 6, seconds: float = 10.0,
@@ -70,7 +73,7 @@ def language_clips(package: str, *, count: int = 6, seconds: float = 10.0,
     if not manifest.is_file():
         _build(package, count, seconds, target)
     info = json.loads(manifest.read_text())
-    return [LanguageClip(target / c["file"], language, package, info["version"], tuple(c["prompts"]))
+    return [LanguageClip(target / c["file"], language, package, info["version"], tuple(c["prompts"]), c["text"])
             for c in info["clips"]]
 
 
@@ -86,6 +89,7 @@ def _build(package: str, count: int, seconds: float, target: Path) -> None:
         root = work / "root"
         _run(["dpkg-deb", "-x", str(deb), str(root)], package)
         prompts = sorted(p for p in root.rglob("*.gsm") if not (_WORD_FOLDERS & set(p.relative_to(root).parts)))
+        texts = _prompt_texts(package, work)
         groups = _groups(prompts, seconds)
         if len(groups) < count:
             raise ClipsUnavailable(f"{package}: only {len(groups)} clips of {seconds:g} s in its prompts")
@@ -99,7 +103,9 @@ def _build(package: str, count: int, seconds: float, target: Path) -> None:
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=120)
             if proc.returncode != 0:
                 raise ClipsUnavailable(f"{package}: sox cannot join its prompts: {proc.stderr.strip()[-200:]}")
-            clips.append({"file": name, "prompts": [p.relative_to(root).as_posix() for p in group]})
+            said = [texts.get(p.stem, "") for p in group]
+            clips.append({"file": name, "prompts": [p.relative_to(root).as_posix() for p in group],
+                          "text": " ".join(said) if all(said) else ""})
         (staged / "clips.json").write_text(json.dumps({"package": package, "version": version, "clips": clips},
                                                       indent=1))
         if target.exists():
@@ -122,3 +128,27 @@ def _groups(prompts: list[Path], seconds: float) -> list[list[Path]]:
             groups.append(current)
             current, length = [], 0.0
     return groups
+
+
+def _prompt_texts(package: str, work: Path) -> dict[str, str]:
+    """Prompt name -> what it says, from ``asterisk-core-sounds-LANG``'s ``core-sounds-LANG.txt``
+    (the transcripts of a ``-gsm`` core package); empty for the other packages."""
+    if not (package.startswith("asterisk-core-sounds-") and package.endswith("-gsm")):
+        return {}
+    texts_package = package.removesuffix("-gsm")
+    language = texts_package.removeprefix("asterisk-core-sounds-")
+    folder = work / "texts"
+    folder.mkdir()
+    deb = _download(texts_package, folder)
+    _run(["dpkg-deb", "-x", str(deb), str(folder / "root")], texts_package)
+    found = list((folder / "root").rglob(f"core-sounds-{language}.txt*"))
+    if not found:
+        return {}
+    raw = found[0].read_bytes()
+    lines = (gzip.decompress(raw) if found[0].suffix == ".gz" else raw).decode("utf-8", "replace").splitlines()
+    texts = {}
+    for line in lines:
+        name, sep, said = line.partition(":")
+        if sep and not line.startswith(";") and "/" not in name:
+            texts[name.strip()] = said.strip()
+    return texts
