@@ -6,7 +6,8 @@ OpenAI's Whisper base (MIT) converted for CTranslate2 (float16) ships split acro
 ``--no-deps``). Part 1 holds ``config.json``, ``tokenizer.json``, ``vocabulary.txt``
 and the first half of ``model.bin``; part 2 the second half. The packages are found
 with ``importlib.util.find_spec`` and never imported. The halves are joined in memory
-(:func:`base_model_files`), so the 145 MB ``model.bin`` never lands on disk.
+(:func:`base_model_files` streams them to CTranslate2), so the 145 MB ``model.bin`` never lands
+on disk.
 
 Every file is pinned by byte size and SHA-256, and so is the joined ``model.bin``;
 a folder whose sizes differ is not offered, and the self-test checks the hashes.
@@ -15,7 +16,9 @@ a folder whose sizes differ is not offered, and the self-test checks the hashes.
 from __future__ import annotations
 
 import hashlib
+import io
 from pathlib import Path
+from typing import Any
 
 from models.discover import package_folder
 from models.records import InstalledModel, folder_size, sha256_file
@@ -76,20 +79,50 @@ def is_split_base(folder: Path) -> bool:
     return (folder / PART1_MARKER).is_file()
 
 
-def base_model_files(folder: Path) -> dict[str, bytes]:
-    """The files faster-whisper loads from memory (``WhisperModel(..., files=...)``): name -> bytes.
+class JoinedParts(io.RawIOBase):
+    """The halves of ``model.bin`` read one after the other as one stream (never joined in memory here)."""
 
-    ``folder`` is part 1's data folder. Raises OSError if part 2 is missing and
-    ValueError if the joined ``model.bin`` differs from the pinned size or SHA-256.
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self._files = [open(path, "rb") for path in paths]  # noqa: SIM115 (closed by close())
+        self._current = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while self._current < len(self._files):
+            n = self._files[self._current].readinto(buffer)
+            if n:
+                return n
+            self._current += 1
+        return 0
+
+    def close(self) -> None:
+        for file in self._files:
+            file.close()
+        super().close()
+
+
+def base_model_files(folder: Path) -> dict[str, Any]:
+    """The files faster-whisper loads from memory (``WhisperModel(..., files=...)``): name -> bytes or stream.
+
+    ``folder`` is part 1's data folder; ``model.bin`` is a stream over the two halves, so the
+    145 MB are copied once, by CTranslate2. Raises OSError if part 2 is missing and ValueError
+    if the joined ``model.bin`` differs from the pinned size or SHA-256 (checked first, streamed).
     """
     folders = _data_folders()
     if folders is None or folders[0].resolve() != folder.resolve():
         raise OSError(f"the second half of Whisper base ({PART_PACKAGES[1]}) is missing or altered")
-    model = (folders[0] / "model.bin.part1").read_bytes() + (folders[1] / "model.bin.part2").read_bytes()
-    size, sha = JOINED_MODEL
-    if len(model) != size or hashlib.sha256(model).hexdigest() != sha:
+    parts = [folders[0] / "model.bin.part1", folders[1] / "model.bin.part2"]
+    digest, size = hashlib.sha256(), 0
+    with io.BufferedReader(JoinedParts(parts), buffer_size=1 << 20) as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    if (size, digest.hexdigest()) != JOINED_MODEL:
         raise ValueError("the joined model.bin of Whisper base differs from the pinned SHA-256")
-    files = {"model.bin": model}
+    files: dict[str, Any] = {"model.bin": io.BufferedReader(JoinedParts(parts), buffer_size=1 << 20)}
     for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
         files[name] = (folder / name).read_bytes()
     return files

@@ -48,6 +48,17 @@ EMBEDDED_NOTE = (
 )
 
 
+#: The embedded models in the order ingest takes them when the user chose none: Whisper base first
+#: (fewer errors on every held-out English set, and other languages; docs/recognition.md says why).
+EMBEDDED_PREFERENCE = ("whisper-base", "whisper-tiny.en")
+
+
+def embedded_default(models: list[InstalledModel]) -> InstalledModel | None:
+    """The embedded model among ``models`` first in ``EMBEDDED_PREFERENCE``, or None."""
+    embedded = {model.name: model for model in models if model.source == "embedded"}
+    return next((embedded[name] for name in EMBEDDED_PREFERENCE if name in embedded), None)
+
+
 class ModelManager:
     """Finds, downloads, verifies and registers speech models under ``root``.
 
@@ -205,7 +216,7 @@ class ModelManager:
         A given ``name`` must be installed (NotFoundError lists what is).
         Without one: the user's default; else the first downloaded or linked
         model by name (package models are never picked by themselves); else
-        the embedded Whisper tiny.en. ModelError if there is no model at all.
+        the embedded model first in ``EMBEDDED_PREFERENCE``. ModelError if there is no model at all.
         """
         if name is not None:
             return self._installed_named(name).spec()
@@ -220,9 +231,9 @@ class ModelManager:
         for model in models:
             if model.source in _AUTO_SOURCES:
                 return model.spec(note.removesuffix("; "))
-        for model in models:
-            if model.source == "embedded":
-                return model.spec(note.removesuffix("; "))
+        embedded = embedded_default(models)
+        if embedded is not None:
+            return embedded.spec(note.removesuffix("; "))
         raise ModelError(f"no speech model is installed; download one with `earshot models download {RECOMMENDED}`")
 
     # -- internals ---------------------------------------------------------------------------

