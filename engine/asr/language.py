@@ -152,7 +152,8 @@ def decide_language(guess: LanguageGuess, *, own: str, model_name: str, multilin
     model told nothing). A multilingual model told nothing is told what was heard (its top
     guess, with a note, when uncertain); one told a language keeps it. A one-language model
     keeps its language when the guess agrees or is uncertain, and raises LanguageMismatch
-    (one line: the file, what was heard, what to do) when not.
+    (one line: the file, what was heard, what to do) when not; one whose language is unknown
+    (``"und"``, a folder registered without ``--language``) stores what was heard.
     """
     own = own.split("-")[0].lower() if own not in ("", "und", "multi") else ""
     if not guess.language:
@@ -161,6 +162,8 @@ def decide_language(guess: LanguageGuess, *, own: str, model_name: str, multilin
         if guess.confident:
             return LanguageDecision(guess.language)
         return LanguageDecision(guess.language, f"language uncertain ({_top(guess)}); transcribed as {guess.language}")
+    if not multilingual and not own:  # a one-language model of unknown language: nothing to compare with
+        return LanguageDecision(guess.language if guess.confident else "")
     if guess.language == own or not guess.confident:
         note = "" if guess.language == own else f"language uncertain ({_top(guess)}); transcribed as {own}"
         return LanguageDecision(own, note)

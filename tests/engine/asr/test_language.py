@@ -81,8 +81,10 @@ def test_an_english_only_model_refuses_french_in_one_line() -> None:
     (LanguageGuess("en", 0.9, 1, {"en": 0.9}), "en-us", False, "en", ""),
     (FRENCH, "de", True, "de", "heard French (fr, p=0.96); transcribed as de, the language the model was told"),
     (LanguageGuess("", 0.0, 0), "en", False, "en", "language not identified (too little speech)"),
+    (FRENCH, "und", False, "fr", ""),
 ], ids=["multilingual-told-what-was-heard", "multilingual-uncertain", "english-only-uncertain-keeps-en",
-        "vosk-en-us-agrees", "told-a-language-keeps-it", "no-speech"])
+        "vosk-en-us-agrees", "told-a-language-keeps-it", "no-speech",
+        "model-of-unknown-language-stores-what-was-heard"])
 def test_what_each_model_transcribes_in(guess: LanguageGuess, own: str, multilingual: bool, language: str,
                                         note: str) -> None:
     decision = decide_language(guess, own=own, model_name="m", multilingual=multilingual, path="a.wav")
