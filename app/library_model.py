@@ -141,14 +141,14 @@ class LibraryModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return (
                 r.name, clock(r.duration) if indexed else "", r.word_count if indexed else "",
-                r.model if indexed else "", self.status_text(row), date_text(r.date, with_time=False) if indexed else "",
+                _model_text(r) if indexed else "", self.status_text(row), date_text(r.date, with_time=False) if indexed else "",
             )[col]
         if role == SortRole:
             return (r.name.lower(), r.duration, r.word_count, r.model, self.status_of(row), r.date)[col]
         if role == Qt.ItemDataRole.ToolTipRole and col == self.STATUS_COLUMN:
             return self.status_text(row)  # the whole reason: the column cuts it short
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [r.path, f"{r.engine} / {r.model}" if indexed else "", date_text(r.date), r.message]
+            lines = [r.path, f"{r.engine} / {_model_text(r)}" if indexed else "", date_text(r.date), r.message]
             return "\n".join(line for line in lines if line)
         if role == Qt.ItemDataRole.ForegroundRole and col == self.STATUS_COLUMN:
             colour = _STATUS_COLOURS.get(self.status_of(row))
@@ -159,3 +159,8 @@ class LibraryModel(RowTableModel):
         if role == StatusRole:
             return self.status_of(row)
         return None
+
+
+def _model_text(row: LibraryRow) -> str:
+    """The model and the language it transcribed in: ``"whisper-base (fr)"``."""
+    return f"{row.model} ({row.language})" if row.language else row.model

@@ -22,6 +22,7 @@ from app.format import size_text
 from app.tasks import Task, TaskPool
 from app.widgets import cell_text, push_button
 from engine.errors import EarshotError
+from models.figures import figures_line, speech_figures
 from models.manager import ModelManager
 
 #: ``url_for(name)``: where to download a catalogue model from (None: the catalogue's own address).
@@ -40,7 +41,8 @@ class ModelsPanel(QWidget):
         self._url_for = url_for or (lambda name: None)
         self.download_task: Task | None = None
 
-        self.installed = _table(("Model", "Engine", "Language", "Source", "Size", "In use"), "Installed speech models")
+        self.installed = _table(("Model", "Engine", "Language", "Source", "Size", "In use", "Speed and accuracy"),
+                                "Installed speech models")
         self.installed.itemSelectionChanged.connect(self._update_buttons)
         self.default_button = push_button("Use for new recordings", "Use the selected model for new recordings",
                                           self._make_default)
@@ -78,10 +80,12 @@ class ModelsPanel(QWidget):
         except EarshotError as exc:
             chosen, in_use = None, str(exc)
         models = self.manager.installed()
+        figures = speech_figures()
         self.installed.setRowCount(len(models))
         for r, m in enumerate(models):
             used = "✓" if chosen is not None and m.name == chosen.name else ""
-            _fill_row(self.installed, r, (m.name, m.engine, m.language, m.source, size_text(m.size), used))
+            _fill_row(self.installed, r, (m.name, m.engine, m.language, m.source, size_text(m.size), used,
+                                          figures_line(m.name, figures)))
         installed = {m.name for m in models}
         entries = [e for e in self.manager.catalogue() if e.name not in installed]
         self.catalogue.setRowCount(len(entries))

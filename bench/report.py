@@ -42,7 +42,9 @@ from bench import (
     gui_search,
     ingest_bench,
     landing_bench,
+    language_bench,
     markup_bench,
+    models_bench,
     music_bed_cues_bench,
     overhead_bench,
     rasch_bench,
@@ -111,6 +113,8 @@ TABLES: dict[str, Table] = {
     "asr-memory": Table(("asr-memory-10min", "asr-memory-60min", "asr-memory-180min", "asr-memory-5min",
                          "asr-memory-60min-vosk", "asr-memory-180min-vosk"), _memory),
     "ingest": Table(("ingest", "ingest-pocketsphinx", "ingest-control"), _ingest_runs),
+    "models": Table(("models",), _one(models_bench.markdown)),
+    "language": Table(("language",), _one(language_bench.markdown)),
     "downstream": Table(("downstream",), _one(downstream_bench.engines_table)),
     # docs/detectors.md
     "detect-loso": Table(("detect_loso",), _one(detect_loso_bench.scores_table),

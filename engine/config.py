@@ -94,3 +94,14 @@ SUBTITLE_LINES = 2
 SUBTITLE_MAX_SECONDS = 7.0
 #: A pause between words at least this long (s) ends a sentence that has no punctuation (Vosk).
 SENTENCE_PAUSE_SECONDS = 1.5
+
+# Language identification (engine/asr/language.py): chosen before any language clip was heard
+# (faster-whisper's own detection threshold, Whisper's 30 s window), never tuned on the bench's clips.
+#: Seconds of speech in each window the identifier hears (Whisper's encoder window).
+LANGUAGE_WINDOW_SECONDS = 30.0
+#: Windows spread over a file's speech; their language probabilities are averaged.
+LANGUAGE_MAX_WINDOWS = 3
+#: Below this averaged probability the language is uncertain: the model's own language is kept.
+LANGUAGE_MIN_PROBABILITY = 0.5
+#: Files with less speech than this (seconds) are not identified.
+LANGUAGE_MIN_SPEECH_SECONDS = 1.0

@@ -78,3 +78,10 @@ def file_access_reason(exc: OSError, verb: str, *, missing: str = "file not foun
     if isinstance(exc, PermissionError):
         return "permission denied"
     return f"cannot {verb}: {exc.strerror or exc}"
+
+
+class LanguageMismatch(EarshotError):
+    """A recording is in a language the chosen speech model cannot transcribe.
+
+    The message starts with the file's path, says what was heard and what to do.
+    """

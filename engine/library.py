@@ -58,6 +58,7 @@ class LibraryRow:
     engine: str = ""
     model: str = ""
     date: float = 0.0  # unix time it was indexed (or the job ended)
+    language: str = ""  # ISO 639-1 code of the language identified and stored
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ class LibraryReader:
         """
         rows = [
             LibraryRow(r["path"], r["name"], r["status"], "", int(r["id"]), float(r["duration"]),
-                       int(r["word_count"]), r["engine"], r["model"], float(r["ingested_at"]))
+                       int(r["word_count"]), r["engine"], r["model"], float(r["ingested_at"]), r["language"] or "")
             for r in self.store.recordings()
         ]
         indexed = {r.path: r for r in rows}
@@ -141,7 +142,7 @@ class LibraryReader:
             row = LibraryRow(job["path"], Path(job["path"]).name, job["status"], job["message"], date=float(job["ended"]))
             if done is not None:  # an older transcript is still indexed; show it with the newer problem
                 row = LibraryRow(done.path, done.name, job["status"], job["message"], done.recording_id,
-                                 done.duration, done.word_count, done.engine, done.model, done.date)
+                                 done.duration, done.word_count, done.engine, done.model, done.date, done.language)
             indexed[job["path"]] = row
         return sorted(indexed.values(), key=lambda r: r.name.lower())
 

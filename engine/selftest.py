@@ -164,12 +164,13 @@ def _check_data_folder(run: _Run) -> str:
 def _check_model(run: _Run) -> str:
     """The model :class:`ModelManager` resolves; the embedded one if that cannot read English.
 
-    The embedded Whisper model's files must match their pinned SHA-256.
+    The embedded Whisper models' files must match their pinned SHA-256.
     """
     from models.discover import (  # in the stage: a broken build fails this stage, not the whole self-test
         embedded_whisper,
         verify_embedded_whisper,
     )
+    from models.embedded_base import WHISPER_BASE_NAME, verify_embedded_base
     from models.manager import ModelManager
 
     spec = ModelManager().resolve(None)
@@ -179,7 +180,11 @@ def _check_model(run: _Run) -> str:
         bad = verify_embedded_whisper(whisper.path)
         if bad:
             raise _StageFailed(f"{whisper.name}: {', '.join(bad)} in {whisper.path} differ from the pinned SHA-256")
-    if not spec.language.lower().startswith("en"):
+    if spec.name == WHISPER_BASE_NAME:
+        bad = verify_embedded_base()
+        if bad:
+            raise _StageFailed(f"{spec.name}: {', '.join(bad)} differ from the pinned SHA-256")
+    if not (spec.language.lower().startswith("en") or spec.name == WHISPER_BASE_NAME):
         if whisper is None:
             raise _StageFailed(f"the default model {spec.name} is not English and the embedded model is missing")
         note = f" (the default {spec.name} is {spec.language}, the sample is English)"

@@ -22,6 +22,7 @@ from engine.jobs import JobReport
 from engine.paths import models_dir
 from models.catalogue import CATALOGUE, RECOMMENDED, CatalogueEntry, find_entry
 from models.discover import embedded_whisper, package_models
+from models.embedded_base import embedded_whisper_base
 from models.fetch import fetch
 from models.install import install_archive, install_whisper
 from models.layout import LAYOUT_HINT, WHISPER_HINT, folder_layout, whisper_layout
@@ -45,6 +46,17 @@ EMBEDDED_NOTE = (
     "using the built-in Whisper tiny.en (English); for other languages download a model "
     "(`earshot models catalogue`)"
 )
+
+
+#: The embedded models in the order ingest takes them when the user chose none: Whisper base first
+#: (fewer errors on every held-out English set, and other languages; docs/recognition.md says why).
+EMBEDDED_PREFERENCE = ("whisper-base", "whisper-tiny.en")
+
+
+def embedded_default(models: list[InstalledModel]) -> InstalledModel | None:
+    """The embedded model among ``models`` first in ``EMBEDDED_PREFERENCE``, or None."""
+    embedded = {model.name: model for model in models if model.source == "embedded"}
+    return next((embedded[name] for name in EMBEDDED_PREFERENCE if name in embedded), None)
 
 
 class ModelManager:
@@ -75,9 +87,9 @@ class ModelManager:
         models = self._local_models()
         names = {model.name for model in models}
         models += [model for model in package_models() if model.name not in names]
-        embedded = embedded_whisper()
-        if embedded is not None and embedded.name not in names:
-            models.append(embedded)
+        for embedded in (embedded_whisper(), embedded_whisper_base()):
+            if embedded is not None and embedded.name not in names:
+                models.append(embedded)
         return models
 
     def partial_path(self, name: str) -> Path:
@@ -204,7 +216,7 @@ class ModelManager:
         A given ``name`` must be installed (NotFoundError lists what is).
         Without one: the user's default; else the first downloaded or linked
         model by name (package models are never picked by themselves); else
-        the embedded Whisper tiny.en. ModelError if there is no model at all.
+        the embedded model first in ``EMBEDDED_PREFERENCE``. ModelError if there is no model at all.
         """
         if name is not None:
             return self._installed_named(name).spec()
@@ -219,9 +231,9 @@ class ModelManager:
         for model in models:
             if model.source in _AUTO_SOURCES:
                 return model.spec(note.removesuffix("; "))
-        for model in models:
-            if model.source == "embedded":
-                return model.spec(note.removesuffix("; "))
+        embedded = embedded_default(models)
+        if embedded is not None:
+            return embedded.spec(note.removesuffix("; "))
         raise ModelError(f"no speech model is installed; download one with `earshot models download {RECOMMENDED}`")
 
     # -- internals ---------------------------------------------------------------------------

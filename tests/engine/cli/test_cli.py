@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.storage.store import EventRow, NewRecording, Store, WordRow
+from models.manager import ModelManager, embedded_default
 from tests.fixtures.audio import espeak
 
 pytestmark = pytest.mark.slow
@@ -41,13 +42,14 @@ def test_ingest_then_list_show_search_export(tmp_path: Path, recordings: Path) -
     failed = [line for line in run.stderr.splitlines() if line.startswith("FAILED")]
     assert failed == [f"FAILED   {recordings / 'broken.mp3'}: not a recognised audio or video file"]
     assert "2 transcribed, 0 unchanged, 1 failed" in run.stdout
-    assert "model whisper-tiny.en" in run.stdout  # the embedded default: no download, no note
+    default = embedded_default(ModelManager().installed())
+    assert default is not None and f"model {default.name}" in run.stdout  # the embedded default: no download, no note
 
     listing = json.loads(earshot("list", "--json", db=db).stdout)
     assert sorted(r["name"] for r in listing) == ["football.wav", "rail.wav"]
 
     show = earshot("show", "rail.wav", db=db)
-    assert show.returncode == 0 and "whisper/whisper-tiny.en" in show.stdout
+    assert show.returncode == 0 and f"whisper/{default.name}, language en" in show.stdout
     assert "The minister" in show.stdout  # shown as Whisper wrote it, cased
     words = earshot("show", "rail.wav", "--words", db=db).stdout.splitlines()[2:]
     assert len(words) >= 5 and all(len(line.split()) == 4 for line in words)

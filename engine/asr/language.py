@@ -1,0 +1,234 @@
+"""Which language a recording is in, heard by the multilingual Whisper base on its speech.
+
+A few windows spread over the file, each cut to its speech by the Silero voice-activity filter
+that ships with faster-whisper (so silence and music are left out), each give Whisper's
+probability for every language;
+the probabilities are averaged over the windows and the most probable language wins.
+An average below ``config.LANGUAGE_MIN_PROBABILITY`` is uncertain: the model's own
+language is kept, and the note says so.
+
+:func:`decide_language` then says what the file is transcribed in: a multilingual model
+is told the language heard; a one-language model (tiny.en, a Vosk model) refuses a file
+confidently heard in another language with :class:`~engine.errors.LanguageMismatch`,
+so nothing is indexed as invented English.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine import config
+from engine.errors import EarshotError, LanguageMismatch
+
+#: Names shown to a user for the languages most likely met; other codes are shown as they are.
+LANGUAGE_NAMES = {
+    "en": "English", "fr": "French", "es": "Spanish", "de": "German", "it": "Italian", "ru": "Russian",
+    "pt": "Portuguese", "nl": "Dutch", "ja": "Japanese", "zh": "Chinese", "ko": "Korean", "ar": "Arabic",
+    "pl": "Polish", "tr": "Turkish", "sv": "Swedish", "hi": "Hindi", "uk": "Ukrainian", "ca": "Catalan",
+}
+#: The embedded multilingual model a one-language model's user is pointed to.
+MULTILINGUAL_MODEL = "whisper-base"
+
+
+def language_name(code: str) -> str:
+    """``"fr"`` -> ``"French"``; an unknown code is returned as it is."""
+    return LANGUAGE_NAMES.get(code, code)
+
+
+@dataclass(frozen=True)
+class LanguageGuess:
+    """The language heard in a file.
+
+    Attributes
+    ----------
+    language : ISO 639-1 code of the most probable language; ``""`` when nothing was identified.
+    probability : its probability averaged over the windows, in [0, 1].
+    windows : how many windows of speech were heard.
+    scores : the five most probable languages, code -> averaged probability.
+    """
+
+    language: str
+    probability: float
+    windows: int
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def confident(self) -> bool:
+        """Whether the averaged probability reaches ``config.LANGUAGE_MIN_PROBABILITY``."""
+        return bool(self.language) and self.probability >= config.LANGUAGE_MIN_PROBABILITY
+
+    def describe(self) -> str:
+        """``"French (fr, p=0.97)"``."""
+        return f"{language_name(self.language)} ({self.language}, p={self.probability:.2f})"
+
+
+@dataclass(frozen=True)
+class LanguageDecision:
+    """What a file is transcribed and stored in: ``language`` (code) and a note for the user (may be empty)."""
+
+    language: str
+    note: str = ""
+
+
+def identify_language(model: Any, windows: Sequence[np.ndarray]) -> LanguageGuess:
+    """Average Whisper's language probabilities over ``windows`` (float32 in [-1, 1], shape (n,), 16 kHz).
+
+    ``model`` is a multilingual ``faster_whisper.WhisperModel``. No windows: an empty guess.
+    """
+    totals: dict[str, float] = {}
+    heard = [w for w in windows if w.size >= int(config.LANGUAGE_MIN_SPEECH_SECONDS * 16000)]
+    for window in heard:
+        _top, _p, probabilities = model.detect_language(audio=np.asarray(window, dtype=np.float32))
+        for code, p in probabilities:
+            totals[code] = totals.get(code, 0.0) + float(p)
+    if not totals:
+        return LanguageGuess("", 0.0, 0)
+    ranked = sorted(totals.items(), key=lambda item: -item[1])
+    scores = {code: round(total / len(heard), 4) for code, total in ranked[:5]}
+    code, total = ranked[0]
+    return LanguageGuess(code, total / len(heard), len(heard), scores)
+
+
+def speech_only(window: np.ndarray) -> np.ndarray:
+    """The speech of ``window`` (float32, shape (n,), 16 kHz) as Silero's voice-activity filter inside
+    faster-whisper finds it, joined (shape (m,), m <= n): music, silence and noise left out."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps  # lazy: loads the VAD's ONNX model
+
+    chunks = get_speech_timestamps(window, VadOptions(min_silence_duration_ms=500))
+    if not chunks:
+        return np.zeros(0, dtype=np.float32)
+    return np.concatenate([window[c["start"]:c["end"]] for c in chunks]).astype(np.float32, copy=False)
+
+
+def window_ranges(spans: Sequence[tuple[float, float]], *, window: float = config.LANGUAGE_WINDOW_SECONDS,
+                  max_windows: int = config.LANGUAGE_MAX_WINDOWS) -> list[list[tuple[float, float]]]:
+    """Up to ``max_windows`` windows of ``window`` s of speech, spread evenly over ``spans``.
+
+    ``spans``: sorted, disjoint (start, end) seconds of speech. Each window is a list of
+    (start, end) pieces of the file (a window may cross the gap between two spans).
+    """
+    total = sum(end - start for start, end in spans)
+    if total <= 0:
+        return []
+    n = max(1, min(max_windows, int(total // window)))
+    starts = [k * total / n for k in range(n)]
+    out = []
+    for offset in starts:
+        pieces: list[tuple[float, float]] = []
+        need, skip = min(window, total - offset), offset
+        for start, end in spans:
+            if need <= 0:
+                break
+            length = end - start
+            if skip >= length:
+                skip -= length
+                continue
+            take = min(length - skip, need)
+            pieces.append((start + skip, start + skip + take))
+            need, skip = need - take, 0.0
+        out.append(pieces)
+    return out
+
+
+def read_windows(blocks: Iterator[np.ndarray], windows: Sequence[Sequence[tuple[float, float]]], *,
+                 sr: int) -> list[np.ndarray]:
+    """The audio of each window (float32 in [-1, 1], shape (n,)) read from int16 ``blocks`` in one pass."""
+    wanted = [[(int(a * sr), int(b * sr)) for a, b in pieces] for pieces in windows]
+    parts: list[list[np.ndarray]] = [[] for _ in wanted]
+    last = max((b for pieces in wanted for _a, b in pieces), default=0)
+    at = 0
+    for block in blocks:
+        end = at + block.size
+        for k, pieces in enumerate(wanted):
+            for a, b in pieces:
+                lo, hi = max(a, at), min(b, end)
+                if lo < hi:
+                    parts[k].append(block[lo - at:hi - at])
+        at = end
+        if at >= last:
+            break
+    return [np.concatenate(p).astype(np.float32) / 32768.0 if p else np.zeros(0, np.float32) for p in parts]
+
+
+def decide_language(guess: LanguageGuess, *, own: str, model_name: str, multilingual: bool,
+                    path: str | Path) -> LanguageDecision:
+    """The language ``path`` is transcribed in with the model ``model_name``.
+
+    ``own``: the language the model was set to (``"en"`` for tiny.en, ``""`` for a multilingual
+    model told nothing). A multilingual model told nothing is told what was heard (its top
+    guess, with a note, when uncertain); one told a language keeps it. A one-language model
+    keeps its language when the guess agrees or is uncertain, and raises LanguageMismatch
+    (one line: the file, what was heard, what to do) when not; one whose language is unknown
+    (``"und"``, a folder registered without ``--language``) stores what was heard.
+    """
+    own = own.split("-")[0].lower() if own not in ("", "und", "multi") else ""
+    if not guess.language:
+        return LanguageDecision(own, "language not identified (too little speech)")
+    if multilingual and not own:
+        if guess.confident:
+            return LanguageDecision(guess.language)
+        return LanguageDecision(guess.language, f"language uncertain ({_top(guess)}); transcribed as {guess.language}")
+    if not multilingual and not own:  # a one-language model of unknown language: nothing to compare with
+        return LanguageDecision(guess.language if guess.confident else "")
+    if guess.language == own or not guess.confident:
+        note = "" if guess.language == own else f"language uncertain ({_top(guess)}); transcribed as {own}"
+        return LanguageDecision(own, note)
+    if multilingual:
+        return LanguageDecision(own, f"heard {guess.describe()}; transcribed as {own}, the language the model was told")
+    raise LanguageMismatch(
+        f"{path}: heard {guess.describe()}, but {model_name} transcribes only {language_name(own)}; "
+        f"choose the {MULTILINGUAL_MODEL} model (earshot ingest --model {MULTILINGUAL_MODEL}, or Settings > Models)"
+    )
+
+
+def _top(guess: LanguageGuess) -> str:
+    return ", ".join(f"{code} {p:.2f}" for code, p in list(guess.scores.items())[:3])
+
+
+class LanguageIdentifier:
+    """Identifies the language of files for one transcriber, loading Whisper base when it is not one.
+
+    A multilingual Whisper transcriber identifies with its own model; any other
+    (tiny.en, Vosk) with the embedded Whisper base, loaded on first use. Without
+    base installed, files are not identified (``model()`` is None). ``own`` is the
+    language the transcriber was loaded with, before any file set it.
+    """
+
+    def __init__(self, transcriber: Any) -> None:
+        own_model = getattr(transcriber, "whisper_model", None)
+        self.multilingual = own_model is not None and bool(own_model.model.is_multilingual)
+        self.own = str(getattr(transcriber, "language", "") or "")
+        self._model: Any = own_model if self.multilingual else None
+        self._tried = self.multilingual
+
+    def model(self) -> Any:
+        """The multilingual WhisperModel that identifies, or None if none is installed."""
+        if not self._tried:
+            self._tried = True
+            from engine.asr.whisper_load import load_whisper_model
+            from models.embedded_base import embedded_whisper_base
+
+            base = embedded_whisper_base()
+            if base is not None:
+                try:
+                    self._model = load_whisper_model(base.spec())
+                except EarshotError:
+                    self._model = None
+        return self._model
+
+
+_IDENTIFIERS: weakref.WeakKeyDictionary[Any, LanguageIdentifier] = weakref.WeakKeyDictionary()
+
+
+def identifier_for(transcriber: Any) -> LanguageIdentifier:
+    """The identifier of ``transcriber``, made on first use and kept as long as the transcriber."""
+    found = _IDENTIFIERS.get(transcriber)
+    if found is None:
+        found = _IDENTIFIERS[transcriber] = LanguageIdentifier(transcriber)
+    return found

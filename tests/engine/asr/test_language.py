@@ -1,0 +1,91 @@
+"""Language identification: the windows it hears, how it votes, and what each model does with the result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import config
+from engine.asr.language import LanguageGuess, decide_language, identify_language, read_windows, window_ranges
+from engine.errors import LanguageMismatch
+
+
+def test_one_short_span_is_one_window() -> None:
+    assert window_ranges([(2.0, 7.0)]) == [[(2.0, 7.0)]]
+
+
+def test_windows_are_spread_over_the_speech_and_cross_gaps() -> None:
+    # 100 s of speech in two spans: three 30 s windows starting 0, 33.3 and 66.7 s into the speech.
+    windows = window_ranges([(0.0, 40.0), (50.0, 110.0)], window=30.0, max_windows=3)
+    assert windows[0] == [(0.0, 30.0)]
+    assert windows[1] == [(pytest.approx(100 / 3), 40.0), (50.0, pytest.approx(50 + 30 - (40 - 100 / 3)))]
+    assert windows[2][0][0] == pytest.approx(50 + 200 / 3 - 40)
+    assert all(sum(b - a for a, b in w) == pytest.approx(30.0) for w in windows)
+
+
+def test_no_speech_no_window() -> None:
+    assert window_ranges([]) == []
+
+
+def test_read_windows_cuts_the_pieces_from_the_blocks() -> None:
+    samples = np.arange(50, dtype=np.int16)
+    blocks = iter([samples[:17], samples[17:33], samples[33:]])
+    [first, second] = read_windows(blocks, [[(0.0, 0.5)], [(1.5, 2.0), (3.0, 3.5)]], sr=10)
+    assert first.tolist() == pytest.approx((np.arange(5) / 32768.0).tolist())
+    assert (second * 32768).round().astype(int).tolist() == [15, 16, 17, 18, 19, 30, 31, 32, 33, 34]
+
+
+class _Scripted:
+    """Stands in for the WhisperModel's detector: one probability list per window, in order."""
+
+    def __init__(self, answers: list[list[tuple[str, float]]]) -> None:
+        self.answers = answers
+
+    def detect_language(self, audio: np.ndarray) -> tuple[str, float, list[tuple[str, float]]]:
+        probs = self.answers.pop(0)
+        return probs[0][0], probs[0][1], probs
+
+
+def test_windows_vote_by_probability_not_by_count() -> None:
+    # Two windows lean Spanish a little, one is sure of French: French has the larger mean.
+    model = _Scripted([[("es", 0.4), ("fr", 0.35)], [("es", 0.4), ("fr", 0.35)], [("fr", 0.95), ("es", 0.01)]])
+    second = np.zeros(16000 * 2, np.float32)
+    guess = identify_language(model, [second, second, second])
+    assert guess.language == "fr" and guess.windows == 3
+    assert guess.probability == pytest.approx((0.35 + 0.35 + 0.95) / 3)
+    assert guess.confident  # 0.55 >= config.LANGUAGE_MIN_PROBABILITY
+    assert guess.scores == {"fr": 0.55, "es": pytest.approx(0.27)}
+
+
+def test_too_short_windows_are_not_heard() -> None:
+    short = np.zeros(int(16000 * config.LANGUAGE_MIN_SPEECH_SECONDS) - 1, np.float32)
+    assert identify_language(_Scripted([]), [short]) == LanguageGuess("", 0.0, 0)
+
+
+FRENCH = LanguageGuess("fr", 0.96, 2, {"fr": 0.96, "en": 0.02})
+UNSURE = LanguageGuess("fr", 0.41, 2, {"fr": 0.41, "en": 0.38, "it": 0.1})
+
+
+def test_an_english_only_model_refuses_french_in_one_line() -> None:
+    with pytest.raises(LanguageMismatch) as err:
+        decide_language(FRENCH, own="en", model_name="whisper-tiny.en", multilingual=False, path="/r/a.wav")
+    assert str(err.value) == (
+        "/r/a.wav: heard French (fr, p=0.96), but whisper-tiny.en transcribes only English; choose the "
+        "whisper-base model (earshot ingest --model whisper-base, or Settings > Models)")
+
+
+@pytest.mark.parametrize(("guess", "own", "multilingual", "language", "note"), [
+    (FRENCH, "", True, "fr", ""),
+    (UNSURE, "", True, "fr", "language uncertain (fr 0.41, en 0.38, it 0.10); transcribed as fr"),
+    (UNSURE, "en", False, "en", "language uncertain (fr 0.41, en 0.38, it 0.10); transcribed as en"),
+    (LanguageGuess("en", 0.9, 1, {"en": 0.9}), "en-us", False, "en", ""),
+    (FRENCH, "de", True, "de", "heard French (fr, p=0.96); transcribed as de, the language the model was told"),
+    (LanguageGuess("", 0.0, 0), "en", False, "en", "language not identified (too little speech)"),
+    (FRENCH, "und", False, "fr", ""),
+], ids=["multilingual-told-what-was-heard", "multilingual-uncertain", "english-only-uncertain-keeps-en",
+        "vosk-en-us-agrees", "told-a-language-keeps-it", "no-speech",
+        "model-of-unknown-language-stores-what-was-heard"])
+def test_what_each_model_transcribes_in(guess: LanguageGuess, own: str, multilingual: bool, language: str,
+                                        note: str) -> None:
+    decision = decide_language(guess, own=own, model_name="m", multilingual=multilingual, path="a.wav")
+    assert (decision.language, decision.note) == (language, note)
