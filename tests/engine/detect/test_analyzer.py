@@ -16,6 +16,7 @@ from engine.errors import ParameterError
 from .conftest import truth_words
 
 
+@pytest.mark.slow  # a second whole analyzer pass over the broadcast, about 2 s of CPU
 def test_blocks_of_any_length_give_the_same_detections(clip_broadcast, rng):
     analyzer = AudioAnalyzer(sr=clip_broadcast.truth.sample_rate)
     audio, i = clip_broadcast.audio, 0
