@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import ParameterError
+from engine.userfiles import read_bytes, read_text
 
 _SPEAKER_LABEL = re.compile(r">>>?\s*(?:[A-Z][a-z]*\.?\s){0,2}[A-Z][a-z]+:")
 _STRAY_LABEL = re.compile(r"\b[A-Z][a-z]+:")
@@ -200,7 +201,7 @@ def read_txt3(path: str | Path) -> Transcript:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_text(path, errors="replace").splitlines()
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read caption file ({exc.strerror})") from exc
     words: list[str] = []
@@ -250,7 +251,7 @@ def read_story_text(path: str | Path) -> Transcript:
     """Read a plain-text file whose stories are separated by blank lines."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_text(path, errors="replace")
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read text file ({exc.strerror})") from exc
     stories = [s for s in re.split(r"\n\s*\n", text) if s.strip()]
@@ -283,7 +284,7 @@ def read_lee_articles(path: str | Path) -> list[str]:
     """The articles of a Lee corpus file, one per line (Latin-1 tolerated)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read Lee corpus file ({exc.strerror})") from exc
     text = raw.decode("utf-8", errors="replace") if raw.isascii() else raw.decode("latin-1")
@@ -346,7 +347,7 @@ def read_commercial_blocks(path: str | Path) -> np.ndarray:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_text(path, errors="replace").splitlines()
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read caption file ({exc.strerror})") from exc
     n_words = 0

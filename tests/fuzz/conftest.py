@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.fuzz.lane import EXAMPLES, SEED
+from tests.fuzz.lane import CLI_EXAMPLES, EXAMPLES, SEED
 
 _ran: list[str] = []
 
@@ -20,4 +20,5 @@ def _seed_noted(request: pytest.FixtureRequest) -> Iterator[None]:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if _ran:
         terminalreporter.write_line(f"fuzz lane: {len(_ran)} tests, seed {SEED} (EARSHOT_FUZZ_SEED),"
-                                    f" {EXAMPLES} cases a test (EARSHOT_FUZZ_EXAMPLES)")
+                                    f" {EXAMPLES} files a parser (EARSHOT_FUZZ_EXAMPLES),"
+                                    f" {CLI_EXAMPLES} argument lists a command (EARSHOT_FUZZ_CLI_EXAMPLES)")

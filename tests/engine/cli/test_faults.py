@@ -212,3 +212,11 @@ def test_ingest_lines_escape_control_characters_in_file_names(capsys: pytest.Cap
     assert "\x1b" not in out + err
     assert err.splitlines() == ["  started  /r/talk\\x1b[2J.wav (3.0 s)", "FAILED   /r/talk\\x1b[2J.wav: corrupt audio data",
                                 "cancelled /r/talk\\x1b[2J.wav: cancelled"]
+
+
+def test_a_file_name_past_the_systems_limit_is_one_line_not_a_traceback(tmp_path: Path, capsys) -> None:
+    name = str(tmp_path / ("a" * 5000))
+    assert main(["--db", str(tmp_path / "i.sqlite"), "segment", "run", name]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"earshot: error: {str(tmp_path)[:20]}") and err.count("\n") == 1, err
+    assert "File name too long" in err and "…" in err
