@@ -20,13 +20,14 @@ import io
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import given, seed
+from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
 from engine.cli import common
@@ -245,8 +246,8 @@ def _brief(argv: list[str]) -> list[str]:
     return [a if len(a) <= 80 else f"{a[:40]}…({len(a)} chars)" for a in argv]
 
 
-def check_case(argv: list[str], box: Sandbox) -> None:
-    """Run one argument list and assert every check of the lane."""
+def check_case(argv: list[str], box: Sandbox) -> tuple[int, str]:
+    """Run one argument list and assert every check of the lane; return its exit code and stderr."""
     _reset(box)
     files_before = _tree(box.folder)
     out_before = _tree(box.out)
@@ -269,6 +270,7 @@ def check_case(argv: list[str], box: Sandbox) -> None:
         if out_before.get(path) != stamp:
             assert any(path == n or path.startswith(n.rstrip("/") + "/") for n in named), \
                 f"wrote {path}, which no argument names as output: {_brief(argv)!r}"
+    return code, err
 
 
 @pytest.mark.parametrize("top", TOP)
@@ -278,5 +280,31 @@ def test_a_command_given_any_argument_list_exits_cleanly_and_writes_only_its_out
     @given(argv=argument_lists(top, cli_env))
     def check(argv: list[str]) -> None:
         check_case(argv, cli_env)
+
+    check()
+
+
+#: Argument lists (of any command) run both in-process and as a real process, to show the two agree.
+SUBPROCESS_EXAMPLES = 8
+
+
+def _error_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(("earshot: error", "usage:"))]
+
+
+def test_a_real_process_exits_and_refuses_as_main_does_in_process(cli_env: Sandbox) -> None:
+    env = {**os.environ, "EARSHOT_DATA_DIR": str(cli_env.data)}
+
+    @seed(SEED)
+    @settings(CLI_FUZZ, max_examples=SUBPROCESS_EXAMPLES)
+    @given(argv=st.sampled_from(TOP).flatmap(lambda top: argument_lists(top, cli_env)))
+    def check(argv: list[str]) -> None:
+        code, err = check_case(argv, cli_env)
+        _reset(cli_env)
+        run = subprocess.run([sys.executable, str(REPO / "main.py"), *argv], capture_output=True, env=env,
+                             stdin=subprocess.DEVNULL, timeout=300)
+        run_err = run.stderr.decode("utf-8", "replace")
+        assert "Traceback" not in run_err, (_brief(argv), run_err)
+        assert (run.returncode, _error_lines(run_err)) == (code, _error_lines(err)), _brief(argv)
 
     check()
