@@ -220,3 +220,12 @@ def test_a_file_name_past_the_systems_limit_is_one_line_not_a_traceback(tmp_path
     err = capsys.readouterr().err
     assert err.startswith(f"earshot: error: {str(tmp_path)[:20]}") and err.count("\n") == 1, err
     assert "File name too long" in err and "…" in err
+
+
+@pytest.mark.parametrize("name", ["", "/"], ids=["empty", "root"])
+def test_import_of_a_name_with_no_file_name_is_one_line(name: str, tmp_path: Path, capsys) -> None:
+    db = tmp_path / "i.sqlite"
+    assert main(["--db", str(db), "import", name]) == 1
+    err = capsys.readouterr().err
+    assert err == f"earshot: error: {name or '.'}: unknown transcript format '(no suffix)'; expected one of .srt, .vtt," \
+                  " .txt, .txt3\n"
