@@ -126,8 +126,11 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
 
 @pytest.fixture
 def cli_env(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
-    """The sandbox's data folder as the user's; the parser built once (it is the same each time)."""
+    """The sandbox's data folder as the user's, an empty folder of it as the current one; the parser
+    built once (it is the same each time)."""
     monkeypatch.setenv("EARSHOT_DATA_DIR", str(sandbox.data))
+    (sandbox.folder / "cwd").mkdir(exist_ok=True)
+    monkeypatch.chdir(sandbox.folder / "cwd")  # a relative name (or '') reaches nothing outside the sandbox
     monkeypatch.setattr(cli_main, "build_parser", functools.cache(cli_main.build_parser))
     monkeypatch.setattr(common, "default_db_path", lambda: sandbox.default_db)
     return sandbox

@@ -229,3 +229,14 @@ def test_import_of_a_name_with_no_file_name_is_one_line(name: str, tmp_path: Pat
     err = capsys.readouterr().err
     assert err == f"earshot: error: {name or '.'}: unknown transcript format '(no suffix)'; expected one of .srt, .vtt," \
                   " .txt, .txt3\n"
+
+
+def test_ingest_of_an_empty_name_is_refused_not_taken_for_the_current_folder(tmp_path: Path, capsys,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    db = tmp_path / "i.sqlite"
+    assert main(["--db", str(db), "ingest", str(tmp_path), ""]) == 1
+    assert capsys.readouterr().err == ("earshot: error: PATH: an empty name (an unset shell variable?); give a file or"
+                                       " a folder, '.' for this one\n")
+    assert not db.exists()
