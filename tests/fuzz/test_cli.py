@@ -126,11 +126,11 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
 
 @pytest.fixture
 def cli_env(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
-    """The sandbox's data folder as the user's, an empty folder of it as the current one; the parser
+    """The sandbox's data folder as the user's, its output folder as the current one; the parser
     built once (it is the same each time)."""
     monkeypatch.setenv("EARSHOT_DATA_DIR", str(sandbox.data))
-    (sandbox.folder / "cwd").mkdir(exist_ok=True)
-    monkeypatch.chdir(sandbox.folder / "cwd")  # a relative name (or '') reaches nothing outside the sandbox
+    sandbox.out.mkdir(exist_ok=True)
+    monkeypatch.chdir(sandbox.out)  # a relative name (or '') reaches nothing outside the sandbox
     monkeypatch.setattr(cli_main, "build_parser", functools.cache(cli_main.build_parser))
     monkeypatch.setattr(common, "default_db_path", lambda: sandbox.default_db)
     return sandbox
@@ -215,9 +215,15 @@ def _reset(box: Sandbox) -> None:
     """Each case starts from the same index, default index, output folder and user data
     (each put back only when the case before changed it: most cases change nothing)."""
     if not box.out.is_dir() or _tree(box.out) != box.out_stamp:
-        for folder in (box.out, box.data):
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir()
+        box.out.mkdir(exist_ok=True)
+        for child in box.out.iterdir():  # the folder itself stays: it is the current folder
+            child.chmod(0o755)
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        shutil.rmtree(box.data, ignore_errors=True)
+        box.data.mkdir()
         (box.out / "read-only.txt").write_text("keep\n")
         (box.out / "read-only.txt").chmod(0o444)
         box.out_stamp = _tree(box.out)

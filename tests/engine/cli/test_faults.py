@@ -240,3 +240,20 @@ def test_ingest_of_an_empty_name_is_refused_not_taken_for_the_current_folder(tmp
     assert capsys.readouterr().err == ("earshot: error: PATH: an empty name (an unset shell variable?); give a file or"
                                        " a folder, '.' for this one\n")
     assert not db.exists()
+
+
+def test_eval_run_of_topics_that_are_not_utf8_is_one_line(tmp_path: Path, capsys) -> None:
+    topics = tmp_path / "topics.txt"
+    topics.write_bytes(b"1\tcaf\xe9\n")
+    assert main(["--db", str(tmp_path / "i.sqlite"), "eval", "run", str(topics), "-o", str(tmp_path / "run.txt")]) == 1
+    assert capsys.readouterr().err == f"earshot: error: {topics}: not UTF-8 text (byte 0xe9 at offset 5)\n"
+    assert not (tmp_path / "run.txt").exists()
+
+
+def test_entities_tag_with_an_empty_model_file_is_one_line(tmp_path: Path, capsys) -> None:
+    (tmp_path / "empty.npz").write_bytes(b"")
+    text = tmp_path / "t.txt"
+    text.write_text("John Smith went to Paris\n")
+    assert main(["entities", "tag", str(text), "--model", str(tmp_path / "empty.npz")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"earshot: error: {tmp_path / 'empty.npz'}: not an entity tagger model (") and err.count("\n") == 1
