@@ -257,3 +257,9 @@ def test_entities_tag_with_an_empty_model_file_is_one_line(tmp_path: Path, capsy
     assert main(["entities", "tag", str(text), "--model", str(tmp_path / "empty.npz")]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"earshot: error: {tmp_path / 'empty.npz'}: not an entity tagger model (") and err.count("\n") == 1
+
+
+def test_rasch_simulate_with_a_negative_seed_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    assert main(["rasch", "simulate", "--seed", "-1", "--out", str(tmp_path / "m.csv")]) == 2
+    assert capsys.readouterr().err == "earshot: error: rasch simulate: argument --seed: must be 0 or more, got -1\n"
+    assert not (tmp_path / "m.csv").exists()
