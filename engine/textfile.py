@@ -13,6 +13,8 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
+from engine.userfiles import read_bytes
+
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),  # before UTF-16: they share a prefix
     (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
@@ -51,9 +53,10 @@ def decode_text(raw: bytes) -> str:
 
 
 def read_text(path: str | Path) -> str:
-    """The text of the file at ``path`` (see :func:`decode_text`). Raises OSError as ``open`` does,
-    and ValueError naming the encoding for a file that claims UTF-16 or UTF-32 and is not."""
-    raw = Path(path).read_bytes()
+    """The text of the regular file at ``path`` (see :func:`decode_text`). Raises OSError as
+    :func:`engine.userfiles.read_bytes` does (a device, pipe or socket is refused, not read for
+    ever), and ValueError naming the encoding for a file that claims UTF-16 or UTF-32 and is not."""
+    raw = read_bytes(path)
     try:
         return decode_text(raw)
     except UnicodeDecodeError as exc:

@@ -53,6 +53,8 @@ def fetch(url: str, part: Path, *, name: str, report: JobReport, expected_bytes:
             continue
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             raise ModelError(f"{name}: cannot download {url}: {_connection_problem(exc)}") from None
+        except ValueError:  # urllib's word for '', a bare path or an unknown scheme
+            raise ModelError(f"{name}: cannot download {url!r}: not an address (give an http:// or https:// URL)") from None
         with response:
             start, total = _body_span(response, offset)
             if start is None:  # a 206 for some other range: start over

@@ -141,6 +141,8 @@ class _Reporter:
 
 
 def run(args: argparse.Namespace) -> int:
+    if any(not path for path in args.paths):  # '' is the current folder to the file system: never what was meant
+        raise ParameterError("PATH: an empty name (an unset shell variable?); give a file or a folder, '.' for this one")
     db_path = open_db_path(args)
     cluster = None
     if args.cluster is not None:

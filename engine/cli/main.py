@@ -3,7 +3,8 @@
 A command module exposes ``register(subparsers)``; it adds a parser and sets
 ``func=handler`` on it, where ``handler(args) -> int`` returns the exit code.
 Handlers raise :class:`engine.errors.EarshotError` for anything a user did or
-gave wrong; :func:`main` turns it into one line on stderr and exit code 1.
+gave wrong; :func:`main` turns it into one line on stderr and exit code 1, and
+does the same for an ``OSError`` no reader expected (the file it names, and why).
 """
 
 from __future__ import annotations
@@ -143,6 +144,19 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
+#: Characters of a file name an error quotes (a name past the system's limit is thousands long).
+_QUOTED_NAME_CHARS = 120
+
+
+def _file_problem(exc: OSError) -> str:
+    """One line for a file that could not be reached: its name (cut short) and the system's reason."""
+    name = os.fsdecode(exc.filename) if exc.filename is not None else ""
+    if len(name) > _QUOTED_NAME_CHARS:
+        name = name[:_QUOTED_NAME_CHARS] + "…"
+    reason = exc.strerror or type(exc).__name__
+    return f"{name}: {reason}" if name else reason
+
+
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
@@ -160,6 +174,10 @@ def _run(argv: Sequence[str] | None) -> int:
     except EarshotError as exc:
         log.debug("command failed", exc_info=True)
         print(f"earshot: error: {shown(exc)}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file a reader did not expect to fail (a name past the system's limit, say)
+        log.debug("command failed", exc_info=True)
+        print(f"earshot: error: {shown(_file_problem(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt as exc:
         print("earshot: interrupted", file=sys.stderr)

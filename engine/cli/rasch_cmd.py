@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli.common import command_group, positive_int
+from engine.cli.common import command_group, non_negative_int, positive_int
 from engine.errors import ParameterError
 from engine.evaluate.rasch import (
     anchor_check,
@@ -109,7 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--systems", type=positive_int, default=67)
     p.add_argument("--questions", type=positive_int, default=490)
     p.add_argument("--missing", type=float, default=0.0, metavar="RATE", help="share of missing responses")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0, help="random seed, 0 or more (numpy refuses a negative one)")
     p.add_argument("--out", required=True, metavar="MATRIX", help="matrix file to write (.csv or .tsv)")
     p.add_argument("--truth", metavar="FILE", help="also write the true measures (JSON)")
     p.set_defaults(func=simulate_command)

@@ -11,6 +11,7 @@ from engine.cli.common import open_store, positive_int
 from engine.errors import ParameterError
 from engine.search import SearchFilters, config, explain, search
 from engine.timefmt import clock
+from engine.userfiles import read_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -140,9 +141,12 @@ def run_eval_run(args: argparse.Namespace) -> int:
 
     topics = []
     try:
-        lines = Path(args.topics).read_text(encoding="utf-8").splitlines()
+        lines = read_text(args.topics).splitlines()
     except OSError as exc:
         raise ParameterError(f"{args.topics}: cannot read topics ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ParameterError(f"{args.topics}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x}"
+                             f" at offset {exc.start})") from None
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
             continue

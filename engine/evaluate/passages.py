@@ -43,6 +43,7 @@ from scipy import special, stats
 
 from engine.errors import ParameterError
 from engine.search import config
+from engine.userfiles import read_text
 
 UNITS = ("chars", "seconds")
 #: Seconds are counted in whole milliseconds.
@@ -89,7 +90,7 @@ class RankedUnits:
 def _fields(path: str | Path, n_min: int, what: str) -> Iterable[tuple[int, list[str]]]:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:

@@ -78,6 +78,8 @@ AUDIO_SUFFIXES = (".wav", ".mp3", ".m4a", ".mp4", ".ogg", ".opus", ".flac", ".mk
 def matching_audio(path: str | Path) -> Path | None:
     """The recording next to a caption file with the same name (``news.srt`` -> ``news.mp4``), if any."""
     path = Path(path)
+    if not path.name:  # '' or '/': no name to put a suffix on (with_suffix would raise ValueError)
+        return None
     for suffix in AUDIO_SUFFIXES:
         for candidate in (path.with_suffix(suffix), path.with_suffix(suffix.upper())):
             if candidate.is_file():

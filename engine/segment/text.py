@@ -26,6 +26,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.textfile import read_text
+from engine.userfiles import read_bytes
 
 _SPEAKER_LABEL = re.compile(r">>>?\s*(?:[A-Z][a-z]*\.?\s){0,2}[A-Z][a-z]+:")
 _STRAY_LABEL = re.compile(r"\b[A-Z][a-z]+:")
@@ -288,7 +289,7 @@ def read_lee_articles(path: str | Path) -> list[str]:
     """The articles of a Lee corpus file, one per line (Latin-1 tolerated)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except OSError as exc:
         raise ParameterError(f"{path}: cannot read Lee corpus file ({exc.strerror})") from exc
     text = raw.decode("utf-8", errors="replace") if raw.isascii() else raw.decode("latin-1")

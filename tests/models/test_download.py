@@ -358,3 +358,9 @@ def test_a_whisper_download_missing_a_file_leaves_nothing_installed(server: Mode
         manager.download("faster-whisper-test", url=server.base_url + "/w")
     assert [m.name for m in manager.installed() if m.source == "download"] == []
     assert not (manager.root / "faster-whisper-test").exists()
+
+
+@pytest.mark.parametrize("url", ["", "/tmp/model.zip", "model.zip"], ids=["empty", "path", "bare-name"])
+def test_a_url_that_is_no_address_is_the_models_error(url: str, tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"^my-model: cannot download .*: not an address"):
+        ModelManager(root=tmp_path).download("my-model", url=url)

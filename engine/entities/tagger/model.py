@@ -7,6 +7,7 @@ meant for recognisers that write them (Whisper) and for text."""
 from __future__ import annotations
 
 import logging
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -129,8 +130,8 @@ class PerceptronTagger:
                 if version == 1:
                     return cls(list(z["tags"]), list(z["features"]), z["W"], z["T"], out)
                 return cls._from_arrays(z)
-        except (OSError, KeyError, ValueError) as exc:
-            raise ModelError(f"{path}: not an entity tagger model ({exc})") from None
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:  # EOFError: an empty file
+            raise ModelError(f"{path}: not an entity tagger model ({exc or type(exc).__name__})") from None
 
 
 def allowed_transitions(tags: Sequence[str]) -> np.ndarray:

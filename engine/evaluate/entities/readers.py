@@ -29,6 +29,7 @@ import numpy as np
 from engine.entities.errors import TranscriptError
 from engine.entities.spans import EntitySpan, Transcript
 from engine.evaluate.entities.markup import MarkupReader, normalise_token, parse_marked_text
+from engine.userfiles import read_text
 
 FORMATS = ("sgml", "stm", "trn", "ctm")
 
@@ -57,7 +58,7 @@ def read_transcript(path: str | Path, fmt: str | None = None) -> tuple[Transcrip
     """Read ``path`` in ``fmt`` (detected when None); return the transcript and the format."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise TranscriptError(f"{path}: cannot read: {exc}") from None
     fmt = fmt or detect_format(path, text)

@@ -26,6 +26,7 @@ import numpy as np
 from engine.errors import file_access_reason
 from engine.evaluate.rasch.errors import MatrixFileError
 from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
+from engine.userfiles import read_bytes
 
 #: Cell values accepted in a matrix, after stripping blanks.
 CELL_CODES = {"1": 1, "0": 0, "": MISSING, "NA": MISSING, "na": MISSING, ".": MISSING}
@@ -85,7 +86,7 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
 
 def _read_text(path: Path) -> str:
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except OSError as exc:
         raise MatrixFileError(path, file_access_reason(exc, "read")) from None
     try:

@@ -20,6 +20,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.evaluate.rasch.errors import MatrixFileError
 from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
+from engine.userfiles import read_text
 
 
 def read_trec_run(path: str | Path) -> dict[str, list[str]]:
@@ -126,7 +127,7 @@ def records_matrix(records: Iterable[tuple[str, str, int | bool | None]], *, sou
 
 def _fields(path: Path) -> Iterable[tuple[int, list[str]]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise MatrixFileError(path, "file not found") from None
     except (OSError, UnicodeDecodeError) as exc:

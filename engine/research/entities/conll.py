@@ -11,6 +11,7 @@ from pathlib import Path
 
 from engine.entities.errors import TranscriptError
 from engine.entities.spans import EntitySpan
+from engine.userfiles import read_text
 
 #: CoNLL type -> Earshot type.
 CONLL_TYPES = {"PER": "PERSON", "LOC": "LOCATION", "ORG": "ORGANIZATION", "MISC": "MISC"}
@@ -37,7 +38,7 @@ def read_conll(path: str | Path, *, lower: bool = True, drop_punctuation: bool =
         lower, drop_punctuation = False, False
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_text(path).splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise TranscriptError(f"{path}: cannot read: {exc}") from None
     docs: list[Document] = []

@@ -223,3 +223,54 @@ def test_export_to_dash_writes_standard_output_not_a_file_named_dash(
     code, dashed, _ = earshot(capsys, index, "export", "1", "--format", "srt", "-o", "-")
     assert code == 0 and dashed == plain
     assert not (tmp_path / "-").exists()
+
+
+def test_a_file_name_past_the_systems_limit_is_one_line_not_a_traceback(tmp_path: Path, capsys) -> None:
+    name = str(tmp_path / ("a" * 5000))
+    assert main(["--db", str(tmp_path / "i.sqlite"), "segment", "run", name]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"earshot: error: {str(tmp_path)[:20]}") and err.count("\n") == 1, err
+    assert "File name too long" in err and "…" in err
+
+
+@pytest.mark.parametrize("name", ["", "/"], ids=["empty", "root"])
+def test_import_of_a_name_with_no_file_name_is_one_line(name: str, tmp_path: Path, capsys) -> None:
+    db = tmp_path / "i.sqlite"
+    assert main(["--db", str(db), "import", name]) == 1
+    err = capsys.readouterr().err
+    assert err == f"earshot: error: {name or '.'}: unknown transcript format '(no suffix)'; expected one of .srt, .vtt," \
+                  " .txt, .txt3\n"
+
+
+def test_ingest_of_an_empty_name_is_refused_not_taken_for_the_current_folder(tmp_path: Path, capsys,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    db = tmp_path / "i.sqlite"
+    assert main(["--db", str(db), "ingest", str(tmp_path), ""]) == 1
+    assert capsys.readouterr().err == ("earshot: error: PATH: an empty name (an unset shell variable?); give a file or"
+                                       " a folder, '.' for this one\n")
+    assert not db.exists()
+
+
+def test_eval_run_of_topics_that_are_not_utf8_is_one_line(tmp_path: Path, capsys) -> None:
+    topics = tmp_path / "topics.txt"
+    topics.write_bytes(b"1\tcaf\xe9\n")
+    assert main(["--db", str(tmp_path / "i.sqlite"), "eval", "run", str(topics), "-o", str(tmp_path / "run.txt")]) == 1
+    assert capsys.readouterr().err == f"earshot: error: {topics}: not UTF-8 text (byte 0xe9 at offset 5)\n"
+    assert not (tmp_path / "run.txt").exists()
+
+
+def test_entities_tag_with_an_empty_model_file_is_one_line(tmp_path: Path, capsys) -> None:
+    (tmp_path / "empty.npz").write_bytes(b"")
+    text = tmp_path / "t.txt"
+    text.write_text("John Smith went to Paris\n")
+    assert main(["entities", "tag", str(text), "--model", str(tmp_path / "empty.npz")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"earshot: error: {tmp_path / 'empty.npz'}: not an entity tagger model (") and err.count("\n") == 1
+
+
+def test_rasch_simulate_with_a_negative_seed_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    assert main(["rasch", "simulate", "--seed", "-1", "--out", str(tmp_path / "m.csv")]) == 2
+    assert capsys.readouterr().err == "earshot: error: rasch simulate: argument --seed: must be 0 or more, got -1\n"
+    assert not (tmp_path / "m.csv").exists()
