@@ -73,6 +73,8 @@ CLIP_CATALOGUE: dict[str, tuple[tuple[str, str], ...]] = {
         ("chromium-bsu-data", f"{_BSU}/music_game.wav"),
         ("chromium-bsu-data", f"{_BSU}/music_menu.wav"),
     ),
+    # Rain (Tux Paint's magic-tool sound; its package is in no detector corpus): a 1 s clip, looped.
+    "rain": (("tuxpaint-plugins-default", "usr/share/tuxpaint/sounds/magic/rain.ogg"),),
 }
 
 CLIP_KINDS = tuple(CLIP_CATALOGUE)

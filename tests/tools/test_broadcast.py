@@ -273,7 +273,7 @@ def test_command_line_reports_bad_arguments_in_one_line(tmp_path, capsys):
 def test_fetch_clips_refuses_unknown_kinds():
     with pytest.raises(ParameterError) as info:
         sound_clips.fetch_clips("booing")
-    assert str(info.value) == "unknown clip kind 'booing'; expected one of applause, laughter, crowd, ambience, music"
+    assert str(info.value) == "unknown clip kind 'booing'; expected one of applause, laughter, crowd, ambience, music, rain"
 
 
 def test_fetch_clips_says_why_when_apt_get_is_missing(tmp_path, monkeypatch):

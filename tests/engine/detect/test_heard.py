@@ -1,7 +1,7 @@
 """What the timeline shows on real sounds: music pieces a silence apart are two events, ambience is never
 speech, real speech under steady noise is speech (not noise), and laughter the detector cannot tell from
 applause is "audience". Music and prompts from Asterisk's packages, ambience from minetest-data,
-pachi-data and chromium-bsu-data, laughter and applause from scratch and lmms-common (Debian, fetched
+pachi-data and chromium-bsu-data, rain from tuxpaint-plugins-default, laughter and applause from scratch and lmms-common (Debian, fetched
 on first use), speech from pocketsphinx-testdata's LibriVox readings."""
 
 from __future__ import annotations
@@ -71,6 +71,16 @@ def test_ambience_is_never_speech(tagger) -> None:
     audio += (10 ** (-70 / 20) * rng.standard_normal(len(audio))).astype(np.float32)
     _, speech = audio_events(frame_features(audio, sr=SR, audioset=tagger))
     assert not speech, f"ambience labelled speech: {[(e.start, e.end) for e in speech]}"
+
+
+def test_rain_is_noise_not_applause_or_speech(tagger) -> None:
+    [clip] = _clips("rain")
+    audio = np.tile(clip, int(np.ceil(20 * SR / len(clip))))[: 20 * SR].astype(np.float32)
+    sounds, speech = audio_events(frame_features(audio, sr=SR, audioset=tagger))
+    kinds = {e.type for e in sounds}
+    assert not speech, f"rain labelled speech: {[(e.start, e.end) for e in speech]}"
+    assert not kinds & {"applause", "laughter", "audience", "music"}, f"rain labelled {kinds}"
+    assert sum(e.end - e.start for e in sounds if e.type == "noise") >= 15.0, sounds
 
 
 @pytest.mark.parametrize("snr_db", [10, 5, 0])
