@@ -43,7 +43,8 @@ def test_a_mixed_batch_lists_the_good_file_and_says_why_the_bad_one_failed(
     action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
     action.trigger()
     assert window.statusBar().currentMessage() == (
-        f"Imported 1 transcript; 1 failed — {bad}:2: cue ends (00:00:01,000) before it starts (00:00:05,000)")
+        f"Imported 1 transcript; 1 failed — {bad}: lines 1-3 skipped: the cue ends (00:00:01,000) before it"
+        " starts (00:00:05,000); no readable timed text is left")
     names = [window.library.row_at(r).name for r in range(window.library.rowCount())]
     assert "harbour-captions.srt" in names and "broken.srt" not in names  # listed without F5
     assert [h.recording for h in window.reader.search("yorkshire")] == ["harbour-captions.srt"]

@@ -53,6 +53,10 @@ TIMED = """[00:00:01] Floods closed the bridge in Yorkshire.
 """
 
 
+#: How the refusal of a file whose every row is unreadable ends.
+LEFT = "; no readable timed text is left"
+
+
 def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -148,21 +152,24 @@ def test_with_audio_the_hit_plays_the_recording(tmp_path):
 
 @pytest.mark.parametrize(("name", "text", "error"), [
     ("a.doc", "x", "a.doc: unknown transcript format '.doc'; expected one of .srt, .vtt, .txt, .txt3"),
-    ("a.srt", "1\n00:00:05,000 --> 00:00:01,000\nhello\n", "a.srt:2: cue ends (00:00:01,000) before it starts"
-                                                          " (00:00:05,000)"),
-    ("a.srt", "1\n00:00:0x --> 00:00:01,000\nhello\n", "a.srt:2: cannot read the cue times"
-                                                      " '00:00:0x --> 00:00:01,000'"),
+    ("a.srt", "1\n00:00:05,000 --> 00:00:01,000\nhello\n", "a.srt: lines 1-3 skipped: the cue ends (00:00:01,000)"
+                                                          " before it starts (00:00:05,000)" + LEFT),
+    ("a.srt", "1\n00:00:0x --> 00:00:01,000\nhello\n", "a.srt: lines 1-3 skipped: cannot read the cue times"
+                                                      " '00:00:0x --> 00:00:01,000'" + LEFT),
     ("a.vtt", "WEBVTT\n\n", "a.vtt: no timed text found"),
-    ("a.txt", "hello there\n", "a.txt:1: expected a line like '[00:01:02.5] text', got 'hello there'"),
+    ("a.txt", "hello there\n", "a.txt: line 1 skipped: expected a line like '[00:01:02.5] text', got"
+                            " 'hello there'" + LEFT),
     ("a.srt", "1\n" + "9" * 5000 + ":00:01,000 --> 00:00:02,000\nhello\n",
-     "a.srt:2: cannot read the cue times '" + "9" * 40 + "…': a time past 10000 hours"),
+     "a.srt: lines 1-3 skipped: cannot read the cue times '" + "9" * 40 + "…': a time past 10000 hours" + LEFT),
     ("a.srt", "1\n99999999999:00:01,000 --> 99999999999:00:02,000\nhello\n",
-     "a.srt:2: cannot read the cue times '99999999999:00:01,000 --> 99999999999:00…': a time past 10000 hours"),
+     "a.srt: lines 1-3 skipped: cannot read the cue times '99999999999:00:01,000 --> 99999999999:00…': a time past"
+     " 10000 hours" + LEFT),
     ("a.vtt", "WEBVTT\n\n" + "1" * 400 + ":00:01.000 --> 00:02.000\nhello\n",
-     "a.vtt:3: cannot read the cue times '" + "1" * 40 + "…': a time past 10000 hours"),
-    ("a.txt", "[" + "7" * 5000 + ":00:01] hello\n", "a.txt:1: cannot read the time '" + "7" * 40 + "…':"
-                                                     " a time past 10000 hours"),
-    ("a.txt", "[10000:00:01] hello\n", "a.txt:1: cannot read the time '10000:00:01': a time past 10000 hours"),
+     "a.vtt: lines 3-4 skipped: cannot read the cue times '" + "1" * 40 + "…': a time past 10000 hours" + LEFT),
+    ("a.txt", "[" + "7" * 5000 + ":00:01] hello\n", "a.txt: line 1 skipped: cannot read the time '" + "7" * 40 + "…':"
+                                                     " a time past 10000 hours" + LEFT),
+    ("a.txt", "[10000:00:01] hello\n", "a.txt: line 1 skipped: cannot read the time '10000:00:01': a time past 10000 hours"
+                              + LEFT),
     ("a.srt", "1\n00:00:01,000 --> 00:00:04,000\n" + "word " * 5001 + "\n",
      "a.srt: the cue at 0:01 holds 5001 words, more than 5000; has the file lost its line breaks?"),
 ], ids=["unknown-suffix", "backwards-cue", "bad-time", "empty-vtt", "untimed-text", "srt-digit-run", "srt-huge-hours",
