@@ -85,3 +85,20 @@ def test_a_transcript_without_audio_says_so_and_takes_an_attached_file(qtbot, ma
     with Store(db) as store:
         assert [r["path"] for r in store.recordings()] == [str(wav.resolve())]  # in place of the silent one
     assert window.reader.audio_path(view.recording_id) == str(wav.resolve())
+
+
+def test_a_partly_damaged_file_is_imported_and_the_skipped_rows_are_shown(
+        qtbot, make_window, library: Path, tmp_path: Path, monkeypatch) -> None:
+    damaged = tmp_path / "damaged.srt"
+    damaged.write_text(SRT.replace("00:00:05,000 --> 00:00:09,500", "00:00:09,500 --> 00:00:05,000"), encoding="utf-8")
+    monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(damaged)])
+    window = make_window(library)
+    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
+    action.trigger()
+    assert window.statusBar().currentMessage() == (
+        f"Imported 1 transcript; {damaged}: lines 5-7 skipped: the cue ends (00:00:05,000) before it starts"
+        " (00:00:09,500)")
+    assert [h.recording for h in window.reader.search("yorkshire")] == ["damaged.srt"]
+    assert window.reader.search("engineers") == []  # the skipped cue's words
+    cancel = next(a for a in window.actions_by_menu["&File"] if a.text() == "Cancel the &import")
+    assert not cancel.isEnabled()  # enabled only while an import runs

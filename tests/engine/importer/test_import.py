@@ -253,3 +253,46 @@ def test_captions_without_story_markers_are_cut_into_stories_by_the_segmenter(tm
         assert len(stories) > 10  # the day's own markers (gone from the SRT) hold 100 or more
         assert stories[0]["first_word"] == 0
         assert store.entities(rid)
+
+
+DAMAGED_SRT = SRT.replace("00:00:05,000 --> 00:00:09,500", "00:00:05,000 --> 00:00:0x,500") + """
+4
+00:01:10,000 --> 00:01:05,000
+Backwards.
+
+5
+00:01:20,000 --> 00:01:22,000
+Sport next.
+"""
+DAMAGED_TXT3 = """TOP|20240102120000|2024-01-02_1200_US_Channel
+20240102120001.000|20240102120004.000|CC1|FLOODS CLOSED THE BRIDGE.
+2024010212xx05.000|20240102120006.000|CC1|GARBLED ROW.
+20240102120007.000|20240102120009.000|CC1|THE RIVER WILL FALL BY FRIDAY.
+"""
+
+
+@pytest.mark.parametrize(("name", "text", "kept", "skipped"), [
+    ("news.srt", DAMAGED_SRT, "Floods closed the bridge in Yorkshire. Now the weather. Sport next.",
+     ["lines 5-7 skipped: cannot read the cue times '00:00:05,000 --> 00:00:0x,500'",
+      "lines 13-15 skipped: the cue ends (00:01:05,000) before it starts (00:01:10,000)"]),
+    ("news.vtt", "WEBVTT\n\n00:01.000 --> 00:04.000\nFloods closed the bridge.\n\n00:0x.000 --> 00:06.000\nLost.\n\n"
+     "00:09.000 --> 00:07.000\nBackwards.\n\n00:10.000 --> 00:12.000\nThe river falls.\n",
+     "Floods closed the bridge. The river falls.",
+     ["lines 6-10 skipped: cannot read the cue times '00:0x.000 --> 00:06.000'"]),
+    ("news.txt", "Transcript of the bulletin\n[00:01] Floods closed the bridge.\n[00:0x] lost\n[00:05] The river falls.\n",
+     "Floods closed the bridge. The river falls.",
+     ["line 1 skipped: expected a line like '[00:01:02.5] text', got 'Transcript of the bulletin'",
+      "line 3 skipped: expected a line like '[00:01:02.5] text', got '[00:0x] lost'"]),
+    ("news.txt3", DAMAGED_TXT3, "FLOODS CLOSED THE BRIDGE. THE RIVER WILL FALL BY FRIDAY.",
+     ["line 3 skipped: cannot read the times '2024010212xx05.000', '20240102120006.000'"]),
+], ids=["srt", "vtt", "timed-text", "txt3"])
+def test_a_partly_damaged_file_is_imported_with_its_good_rows(tmp_path, capsys, name, text, kept, skipped):
+    """Each run of unreadable rows is one line on stderr; the good rows are indexed."""
+    src = _write(tmp_path, name, text)
+    db = tmp_path / "lib.sqlite"
+    assert cli_main.main(["--db", str(db), "import", "--no-audio", str(src)]) == 0
+    out = capsys.readouterr()
+    assert out.err.splitlines() == [f"{src}: {line}" for line in skipped]
+    assert f"imported {src}: {len(kept.split())} words" in out.out
+    with Store(db) as store:
+        assert " ".join(w["display"] or w["text"] for w in store.words(1)) == kept
