@@ -16,14 +16,19 @@ from tests.fixtures.audio import espeak
 pytestmark = pytest.mark.gui
 
 
+def _import_from_the_menu(window) -> None:  # type: ignore[no-untyped-def]
+    """Click File > Import transcripts (the picker is answered by the test's monkeypatch)."""
+    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
+    action.trigger()
+
+
 def test_import_action_makes_the_transcript_searchable(qtbot, make_window, library: Path, tmp_path: Path,
                                                        monkeypatch) -> None:
     srt = tmp_path / "harbour-captions.srt"
     srt.write_text(SRT, encoding="utf-8")
     monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(srt)])
     window = make_window(library)
-    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
-    action.trigger()
+    _import_from_the_menu(window)
     assert window.statusBar().currentMessage() == "Imported 1 transcript"
     names = [window.library.row_at(r).name for r in range(window.library.rowCount())]
     assert "harbour-captions.srt" in names
@@ -40,8 +45,7 @@ def test_a_mixed_batch_lists_the_good_file_and_says_why_the_bad_one_failed(
     bad.write_text("1\n00:00:05,000 --> 00:00:01,000\nhello\n", encoding="utf-8")
     monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(bad), str(good)])
     window = make_window(library)
-    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
-    action.trigger()
+    _import_from_the_menu(window)
     assert window.statusBar().currentMessage() == (
         f"Imported 1 transcript; 1 failed — {bad}: lines 1-3 skipped: the cue ends (00:00:01,000) before it"
         " starts (00:00:05,000); no readable timed text is left")
@@ -93,8 +97,7 @@ def test_a_partly_damaged_file_is_imported_and_the_skipped_rows_are_shown(
     damaged.write_text(SRT.replace("00:00:05,000 --> 00:00:09,500", "00:00:09,500 --> 00:00:05,000"), encoding="utf-8")
     monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(damaged)])
     window = make_window(library)
-    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
-    action.trigger()
+    _import_from_the_menu(window)
     assert window.statusBar().currentMessage() == (
         f"Imported 1 transcript; {damaged}: lines 5-7 skipped: the cue ends (00:00:05,000) before it starts"
         " (00:00:09,500)")
