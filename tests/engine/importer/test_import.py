@@ -172,8 +172,12 @@ def test_with_audio_the_hit_plays_the_recording(tmp_path):
                               + LEFT),
     ("a.srt", "1\n00:00:01,000 --> 00:00:04,000\n" + "word " * 5001 + "\n",
      "a.srt: the cue at 0:01 holds 5001 words, more than 5000; has the file lost its line breaks?"),
+    ("a.srt", "1\n00:00:0x --> 00:00:01,000\nhi\n\nstray text\n\n2\n00:00:05,000 --> 00:00:01,000\nhello\n",
+     "a.srt: lines 1-3 skipped: cannot read the cue times '00:00:0x --> 00:00:01,000' (and 1 more range skipped)"
+     + LEFT),
 ], ids=["unknown-suffix", "backwards-cue", "bad-time", "empty-vtt", "untimed-text", "srt-digit-run", "srt-huge-hours",
-        "vtt-digit-run", "timed-text-digit-run", "timed-text-past-the-limit", "a-giant-cue"])
+        "vtt-digit-run", "timed-text-digit-run", "timed-text-past-the-limit", "a-giant-cue",
+        "two-bad-ranges"])
 def test_bad_files_say_why_and_leave_the_index_alone(tmp_path, capsys, name, text, error):
     db = tmp_path / "lib.sqlite"
     good = _write(tmp_path, "good.srt", SRT)
