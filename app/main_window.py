@@ -38,12 +38,12 @@ from app.recording_view import RecordingView
 from app.search_panel import SearchPanel
 from app.settings import AppSettings
 from app.settings_dialog import SettingsDialog
-from app.tasks import Task, TaskPool
+from app.tasks import TaskPool
 from app.widgets import fit_inside_screen, palette_icon, push_button
 from engine.errors import EarshotError
 from engine.export import FORMATS
 from engine.importer import import_transcript, matching_audio
-from engine.jobs import JobReport, JobState
+from engine.jobs import CancelToken, JobReport, JobState
 from engine.library import LibraryReader, LibraryRow, SearchHit
 from engine.logs import setup_logging
 from engine.paths import data_dir, log_dir
@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
         self._collector = gc_guard.UiThreadCollector(self)
         self.settings = settings or AppSettings()
         self.pool = pool or TaskPool()
-        self.import_task: Task | None = None
+        self.import_cancel = CancelToken()  # the running import's flag
         self.db_path = Path(db_path)
         self.store = Store(self.db_path)
         self.reader = LibraryReader(self.store)
@@ -347,20 +347,20 @@ class MainWindow(QMainWindow):
             return imported, failures, notices
 
         self.cancel_import_action.setEnabled(True)
-        self.import_task = self.pool.submit(
+        self.import_cancel = CancelToken()
+        self.pool.submit(
             run, f"import {len(files)} transcripts", finished=self._imported,
             failed=lambda message: self._import_ended(f"Import failed: {message}"),
             progress=lambda done, total: self.statusBar().showMessage(
                 f"Importing transcripts: {100 * done / max(total, 1e-9):.0f} %"),
-            cancelled=lambda: self._import_ended("Import cancelled; the transcripts imported before it stay"))
+            cancelled=lambda: self._import_ended("Import cancelled; the transcripts imported before it stay"),
+            cancel=self.import_cancel)
 
     def cancel_import(self) -> None:
         """Stop the running import between two blocks of audio; the transcript being read is not written."""
-        if self.import_task is not None:
-            self.import_task.cancel()
+        self.import_cancel.cancel()
 
     def _import_ended(self, message: str) -> None:
-        self.import_task = None
         self.cancel_import_action.setEnabled(False)
         self.refresh()
         self.show_message(message)

@@ -105,3 +105,28 @@ def test_a_partly_damaged_file_is_imported_and_the_skipped_rows_are_shown(
     assert window.reader.search("engineers") == []  # the skipped cue's words
     cancel = next(a for a in window.actions_by_menu["&File"] if a.text() == "Cancel the &import")
     assert not cancel.isEnabled()  # enabled only while an import runs
+
+
+def test_cancelling_an_import_with_audio_writes_nothing(qtbot, make_window, library: Path, tmp_path: Path,
+                                                       monkeypatch) -> None:
+    """File > Cancel the import, chosen while the detectors analyse the recording beside the captions."""
+    srt = tmp_path / "bulletin.srt"
+    srt.write_text(SRT, encoding="utf-8")
+    espeak("Floods closed the bridge in Yorkshire. Engineers say the river will fall by Friday.",
+           tmp_path / "bulletin.wav")
+    monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(srt)])
+    window = make_window(library)
+    cancel = next(a for a in window.actions_by_menu["&File"] if a.text() == "Cancel the &import")
+    seen: list[str] = []
+
+    def on_message(text: str) -> None:
+        seen.append(text)
+        if text.startswith("Importing transcripts:") and cancel.isEnabled():
+            cancel.trigger()
+
+    window.statusBar().messageChanged.connect(on_message)
+    _import_from_the_menu(window)
+    assert any(m.startswith("Importing transcripts:") for m in seen)
+    assert window.statusBar().currentMessage() == "Import cancelled; the transcripts imported before it stay"
+    assert not cancel.isEnabled()
+    assert window.reader.search("yorkshire") == []
