@@ -43,7 +43,7 @@ def run_import(args: argparse.Namespace) -> int:
             stories = counted(kinds.count("story"), "story", "stories")
             ads = kinds.count("commercial")
             ads_text = f", {counted(ads, 'commercial block')} (not searched)" if ads else ""
-            plays = f", plays {audio}" if audio else ", no audio"
+            plays = f", {counted(len(store.events(rec_id)), 'audio event')}, plays {audio}" if audio else ", no audio"
             print(shown(f"imported {name}: {counted(rec['word_count'], 'word')}, {stories}{ads_text}"
                         f"{plays} (recording {rec_id})"))
     return 0

@@ -140,11 +140,14 @@ def test_a_newsscape_day_imports_with_its_stories(tmp_path):
         assert search(store, "weather")
 
 
-def test_with_audio_the_hit_plays_the_recording(tmp_path):
+def test_with_audio_the_hit_plays_the_recording(tmp_path, capsys):
     wav = espeak("Floods closed the bridge in Yorkshire.", tmp_path / "bulletin.wav")
     src = _write(tmp_path, "bulletin.srt", SRT)
     db = tmp_path / "lib.sqlite"
     assert cli_main.main(["--db", str(db), "import", str(src)]) == 0  # finds bulletin.wav next to it
+    with Store(db) as store:
+        events = len(store.events(1))
+    assert events and f"{events} audio event" in capsys.readouterr().out  # the detectors ran over it
     with Store(db) as store:
         hit = search(store, "yorkshire")[0]
         assert hit.path == str(wav.resolve()) and hit.name == "bulletin.wav"
