@@ -43,7 +43,7 @@ from app.widgets import fit_inside_screen, palette_icon, push_button
 from engine.errors import EarshotError
 from engine.export import FORMATS
 from engine.importer import import_transcript, matching_audio
-from engine.jobs import JobState
+from engine.jobs import CancelToken, JobReport, JobState
 from engine.library import LibraryReader, LibraryRow, SearchHit
 from engine.logs import setup_logging
 from engine.paths import data_dir, log_dir
@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
         self._collector = gc_guard.UiThreadCollector(self)
         self.settings = settings or AppSettings()
         self.pool = pool or TaskPool()
+        self.import_cancel = CancelToken()  # the running import's flag
         self.db_path = Path(db_path)
         self.store = Store(self.db_path)
         self.reader = LibraryReader(self.store)
@@ -206,6 +207,8 @@ class MainWindow(QMainWindow):
         add("&File", "&Add recordings…", self.add_files, QKeySequence.StandardKey.Open)
         add("&File", "Add a &folder…", self.add_folder, "Ctrl+Shift+O")
         add("&File", "&Import transcripts (SRT, WebVTT, captions)…", lambda: self.import_transcripts(), "Ctrl+I")
+        self.cancel_import_action = add("&File", "Cancel the &import", self.cancel_import)
+        self.cancel_import_action.setEnabled(False)
         for fmt in FORMATS:
             add("&File", f"&Export transcript as {fmt.upper()}…", lambda _=False, f=fmt: self.export(f))
         add("&File", "&Copy transcript or selection", self.view.copy_transcript, "Ctrl+Shift+C")
@@ -322,35 +325,62 @@ class MainWindow(QMainWindow):
             self, "Import transcripts", dialogs.TRANSCRIPT_FILTER)
         if not files:
             return
-        db_path = self.db_path
+        db_path, settings = self.db_path, self.settings.detector_settings()
 
-        def run(report: object) -> tuple[int, list[str]]:
-            imported, failures = 0, []
+        def run(report: JobReport) -> tuple[int, list[str], list[str]]:
+            imported, failures, notices = 0, list[str](), list[str]()
             with Store(db_path) as store:
-                for name in files:  # one bad file must not hide the good ones
+                for k, name in enumerate(files):  # one bad file must not hide the good ones
+                    report.cancel.raise_if_cancelled()
+
+                    def progress(done: float, total: float, k: int = k) -> None:  # in files, the k-th one part done
+                        report.progress(k + done / max(total, 1e-9), len(files))
+
+                    step = JobReport(progress=progress, cancel=report.cancel)
                     try:
-                        import_transcript(store, name, audio=matching_audio(name))
+                        import_transcript(store, name, audio=matching_audio(name), report=step,
+                                          detector_settings=settings, notice=notices.append)
                     except EarshotError as exc:
                         failures.append(str(exc))
                     else:
                         imported += 1
-            return imported, failures
+            return imported, failures, notices
 
-        self.pool.submit(run, f"import {len(files)} transcripts",
-                         finished=self._imported,
-                         failed=lambda message: self.show_message(f"Import failed: {message}"))
+        self.cancel_import_action.setEnabled(True)
+        self.import_cancel = CancelToken()
+        self.pool.submit(
+            run, f"import {len(files)} transcripts", finished=self._imported,
+            failed=lambda message: self._import_ended(f"Import failed: {message}"),
+            progress=lambda done, total: self.statusBar().showMessage(
+                f"Importing transcripts: {100 * done / max(total, 1e-9):.0f} %"),
+            cancelled=lambda: self._import_ended("Import cancelled; the transcripts imported before it stay"),
+            cancel=self.import_cancel)
 
-    def _imported(self, outcome: tuple[int, list[str]]) -> None:
-        imported, failures = outcome
+    def cancel_import(self) -> None:
+        """Stop the running import between two blocks of audio; the transcript being read is not written."""
+        self.import_cancel.cancel()
+
+    def _import_ended(self, message: str) -> None:
+        self.cancel_import_action.setEnabled(False)
         self.refresh()
+        self.show_message(message)
+
+    def _imported(self, outcome: tuple[int, list[str], list[str]]) -> None:
+        imported, failures, notices = outcome
         message = f"Imported {counted(imported, 'transcript')}"
         if len(failures) == 1:
             message += f"; 1 failed — {failures[0]}"
         elif failures:
             message += f"; {len(failures)} failed — first: {failures[0]} (all in the log file)"
+        if len(notices) == 1:
+            message += f"; {notices[0]}"
+        elif notices:
+            message += f"; {len(notices)} row ranges skipped — first: {notices[0]} (all in the log file)"
         for failure in failures:
             log.info("import failed: %s", failure)
-        self.show_message(message)
+        for notice in notices:
+            log.info("import: %s", notice)
+        self._import_ended(message)
 
     def add_sample(self) -> None:
         """Ingest the short sample recording that ships with the application."""

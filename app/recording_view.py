@@ -25,6 +25,7 @@ from engine.audio.waveform import load_envelope
 from engine.errors import EarshotError
 from engine.export import export_transcript, write_export
 from engine.importer import attach_audio, has_audio
+from engine.jobs import JobReport
 from engine.library import RecordingDetail, open_reader
 from engine.storage.store import Store
 
@@ -165,9 +166,9 @@ class RecordingView(QWidget):
             return
         rec_id, audio, db_path = int(self.detail.recording["id"]), files[0], self._db_path()
 
-        def run(report: object) -> int:
+        def run(report: JobReport) -> int:  # the detectors run over the audio: progress and cancel go with it
             with Store(db_path) as store:
-                return attach_audio(store, rec_id, audio)
+                return attach_audio(store, rec_id, audio, report=report)
 
         self._pool.submit(run, f"attach {audio}", finished=self._attached, failed=self.message.emit)
 

@@ -93,9 +93,11 @@ class TaskPool(QObject):
         failed: Callable[[str], None] | None = None,
         progress: Callable[[float, float], None] | None = None,
         cancelled: Callable[[], None] | None = None,
+        cancel: CancelToken | None = None,
     ) -> Task:
-        """Make a task for ``fn``, connect the given slots, then start it."""
-        task = Task(fn, name)
+        """Make a task for ``fn`` (with ``cancel`` as its flag, if given: the caller can set it as soon as
+        the task starts), connect the given slots, then start it."""
+        task = Task(fn, name, cancel=cancel)
         for signal, slot in ((task.finished, finished), (task.failed, failed),
                              (task.progress, progress), (task.cancelled, cancelled)):
             if slot is not None:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from engine.cli.common import open_store
 from engine.cli.terminal import shown
 from engine.errors import ParameterError
 from engine.importer import import_transcript, matching_audio
+from engine.jobs import JobReport
 from engine.timefmt import counted
 
 
@@ -28,13 +35,28 @@ def run_import(args: argparse.Namespace) -> int:
     with open_store(args, writing=True) as store:
         for name in args.files:
             audio = args.audio or (None if args.no_audio else matching_audio(name))
-            rec_id = import_transcript(store, name, audio=audio)
+            with _audio_progress(name if audio else None) as report:
+                rec_id = import_transcript(store, name, audio=audio, report=report,
+                                           notice=lambda line: print(shown(line), file=sys.stderr))
             rec = store.recording(rec_id)
             kinds = [s["kind"] for s in store.stories(rec_id)]
             stories = counted(kinds.count("story"), "story", "stories")
             ads = kinds.count("commercial")
             ads_text = f", {counted(ads, 'commercial block')} (not searched)" if ads else ""
-            plays = f", plays {audio}" if audio else ", no audio"
+            plays = f", {counted(len(store.events(rec_id)), 'audio event')}, plays {audio}" if audio else ", no audio"
             print(shown(f"imported {name}: {counted(rec['word_count'], 'word')}, {stories}{ads_text}"
                         f"{plays} (recording {rec_id})"))
     return 0
+
+
+@contextlib.contextmanager
+def _audio_progress(name: str | None) -> Iterator[JobReport]:
+    """The import's job report: on a terminal, a progress line over the decode of the audio of ``name``
+    (gone when it ends); elsewhere, and without audio, silent."""
+    if name is None or not sys.stderr.isatty():
+        yield JobReport()
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:  # fmt: skip
+        task = bar.add_task(shown(f"analysing the audio of {name}"), total=None)
+        yield JobReport(progress=lambda done, total: bar.update(task, completed=done, total=max(total, 1e-6)))

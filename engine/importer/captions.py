@@ -17,6 +17,11 @@ written (:mod:`engine.textfile`), never with replacement characters.
 
 Words inside a cue get equal shares of its time, so the first starts with the cue
 and the last ends with it (an SRT written back from the cues has the same times).
+
+A file with some unreadable rows (a cue whose times cannot be read or end before they start, a
+timed-text line without a time, a .txt3 row with bad times) is read with its good rows; each run
+of skipped lines is a :class:`SkippedRows` in ``Captions.skipped``. A file with no good row is
+refused.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from pathlib import Path
 from engine.errors import ParameterError, file_access_reason
 from engine.segment.text import txt3_row, txt3_time
 from engine.textfile import read_text
-from engine.timefmt import clock
+from engine.timefmt import clock, counted
 
 FORMATS = ("srt", "vtt", "txt", "txt3")
 
@@ -56,15 +61,46 @@ class Cue:
     text: str
 
 
+@dataclass(frozen=True)
+class SkippedRows:
+    """Lines ``first`` to ``last`` (1-based, inclusive) of a caption file, left out for ``reason``
+    (the reason of the first unreadable row among them)."""
+
+    first: int
+    last: int
+    reason: str
+
+    def describe(self, path: str | Path) -> str:
+        """One line for the user: ``FILE: lines 12-15 skipped: REASON``."""
+        lines = f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
+        return f"{path}: {lines} skipped: {self.reason}"
+
+
 @dataclass
 class Captions:
     """A caption file's cues (in time order), the cue index each story starts at (may be empty) and,
-    parallel to it, each one's kind (``"story"`` or ``"commercial"``)."""
+    parallel to it, each one's kind (``"story"`` or ``"commercial"``), and the rows left out."""
 
     cues: list[Cue]
     story_starts: list[int] = field(default_factory=list)
     format: str = ""
     story_kinds: list[str] = field(default_factory=list)
+    skipped: list[SkippedRows] = field(default_factory=list)
+
+
+class _Damage:
+    """Collects the unreadable rows of one file as runs of lines (blank lines between two bad rows join them)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+        self.runs: list[SkippedRows] = []
+
+    def skip(self, first: int, last: int, reason: str) -> None:
+        runs = self.runs
+        if runs and all(not line.strip() for line in self._lines[runs[-1].last : first - 1]):
+            runs[-1] = SkippedRows(runs[-1].first, max(last, runs[-1].last), runs[-1].reason)
+        else:
+            runs.append(SkippedRows(first, last, reason))
 
 
 def read_captions(path: str | Path) -> Captions:
@@ -92,6 +128,10 @@ def read_captions(path: str | Path) -> Captions:
     reader = {"srt": _subtitles, "vtt": _subtitles, "txt": _timed_text, "txt3": _txt3}[fmt]
     caps = reader(path, text.splitlines())
     caps.format = fmt
+    if not caps.cues and caps.skipped:
+        more = len(caps.skipped) - 1
+        rest = f" (and {counted(more, 'more range')} skipped)" if more else ""
+        raise ParameterError(f"{caps.skipped[0].describe(path)}{rest}; no readable timed text is left")
     if not caps.cues:
         raise ParameterError(f"{path}: no timed text found")
     for cue in caps.cues:
@@ -127,60 +167,71 @@ def _quoted(line: str) -> str:
 def _subtitles(path: Path, lines: list[str]) -> Captions:
     """SRT and WebVTT: blocks separated by blank lines, each with one ``-->`` line."""
     cues: list[Cue] = []
+    damage = _Damage(lines)
     block: list[tuple[int, str]] = []
     for number, line in enumerate([*lines, ""], 1):
         if line.strip():
             block.append((number, line))
             continue
         if block:
-            cue = _cue(path, block)
-            if cue is not None:
-                cues.append(cue)
+            try:
+                cue = _cue(block)
+            except ValueError as exc:
+                damage.skip(block[0][0], block[-1][0], str(exc))
+            else:
+                if cue is not None:
+                    cues.append(cue)
             block = []
-    return Captions(sorted(cues, key=lambda c: c.start))
+    return Captions(sorted(cues, key=lambda c: c.start), skipped=damage.runs)
 
 
-def _cue(path: Path, block: list[tuple[int, str]]) -> Cue | None:
+def _cue(block: list[tuple[int, str]]) -> Cue | None:
+    """The cue of one block of lines (None for a header, a note or a cue without text).
+
+    Raises ValueError saying why the block's times cannot be read.
+    """
     first = block[0][1].strip()
     if first.startswith(("WEBVTT", "NOTE", "STYLE", "REGION")):
         return None
-    for k, (number, line) in enumerate(block):
+    for k, (_, line) in enumerate(block):
         m = _ARROW.match(line)
         if m is None:
             continue
         try:
             start, end = parse_time(m["a"]), parse_time(m["b"])
         except ValueError as exc:
-            raise ParameterError(f"{path}:{number}: cannot read the cue times {_quoted(line)}: {exc}") from None
+            raise ValueError(f"cannot read the cue times {_quoted(line)}: {exc}") from None
         if end < start:
-            raise ParameterError(f"{path}:{number}: cue ends ({m['b']}) before it starts ({m['a']})")
+            raise ValueError(f"the cue ends ({m['b']}) before it starts ({m['a']})")
         text = " ".join(_TAG.sub("", t).strip() for _, t in block[k + 1 :])
         return Cue(start, end, " ".join(text.split())) if text.strip() else None
     if "-->" in "".join(line for _, line in block):
-        number, line = next((n, t) for n, t in block if "-->" in t)
-        raise ParameterError(f"{path}:{number}: cannot read the cue times {_quoted(line)}")
+        line = next(t for _, t in block if "-->" in t)
+        raise ValueError(f"cannot read the cue times {_quoted(line)}")
     return None
 
 
 def _timed_text(path: Path, lines: list[str]) -> Captions:
     """Lines opening with a time; each lasts until the next."""
     rows: list[tuple[float, str]] = []
+    damage = _Damage(lines)
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         m = _TIMED_LINE.match(line)
         if m is None:
-            raise ParameterError(f"{path}:{number}: expected a line like '[00:01:02.5] text', got {_quoted(line)}")
+            damage.skip(number, number, f"expected a line like '[00:01:02.5] text', got {_quoted(line)}")
+            continue
         try:
             rows.append((parse_time(m["t"]), " ".join(m["text"].split())))
         except ValueError as exc:
-            raise ParameterError(f"{path}:{number}: cannot read the time {_quoted(m['t'])}: {exc}") from None
+            damage.skip(number, number, f"cannot read the time {_quoted(m['t'])}: {exc}")
     rows.sort(key=lambda r: r[0])
     cues = []
     for k, (start, text) in enumerate(rows):
         end = rows[k + 1][0] if k + 1 < len(rows) else start + LAST_LINE_SECONDS_PER_WORD * len(text.split())
         cues.append(Cue(start, max(end, start), text))
-    return Captions(cues)
+    return Captions(cues, skipped=damage.runs)
 
 
 def _txt3(path: Path, lines: list[str]) -> Captions:
@@ -188,6 +239,7 @@ def _txt3(path: Path, lines: list[str]) -> Captions:
     origin: float | None = None
     cues: list[Cue] = []
     starts: list[tuple[int, str]] = []  # (cue index, kind)
+    damage = _Damage(lines)
     for number, line in enumerate(lines, 1):
         parts = line.split("|", 3)
         if parts[0] == "TOP" and len(parts) > 1:
@@ -199,7 +251,8 @@ def _txt3(path: Path, lines: list[str]) -> Captions:
         try:
             row = txt3_row(line)
         except ValueError:
-            raise ParameterError(f"{path}:{number}: cannot read the times {parts[0]!r}, {parts[1]!r}") from None
+            damage.skip(number, number, f"cannot read the times {_quoted(parts[0])}, {_quoted(parts[1])}")
+            continue
         if row is None:
             continue
         if row.opens_story:
@@ -223,4 +276,4 @@ def _txt3(path: Path, lines: list[str]) -> Captions:
     stories = sorted(kinds)
     if stories and stories[0] != 0:
         stories, kinds = [0, *stories], {0: "story", **kinds}
-    return Captions(cues, stories, story_kinds=[kinds[s] for s in stories])
+    return Captions(cues, stories, story_kinds=[kinds[s] for s in stories], skipped=damage.runs)

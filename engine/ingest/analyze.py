@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.asr.base import Word
+from engine.detect.audio_pass import detection_rows
 from engine.detect.events import Detections
 from engine.entities.rows import tag_entities
 from engine.segment.stories import segment_stories
@@ -42,10 +43,7 @@ def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, 
     ``language``: the recording's language code, ``""`` when unknown)."""
     out = Analysis()
     if detections is not None:
-        out.events = [EventRow(e.type, e.start, e.end, e.score, e.value) for e in detections.events]
-        out.x_duration = [float(x) for x in detections.x_duration]
-        if len(detections.transcribed) == len(words):
-            out.transcribed = [bool(x) for x in detections.transcribed]
+        out.events, out.x_duration, out.transcribed = detection_rows(detections, len(words))
     if not words:
         return out
     shown = [w.shown for w in words]  # case and punctuation, where the recogniser gives them, are cues

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from engine import config
 from engine.asr.base import Transcriber, Word
 from engine.audio.decode import AudioInfo, iter_pcm_blocks
 from engine.detect.analyzer import analyze as run_detectors
 from engine.detect.analyzer import audio_events, feature_extractor
-from engine.detect.features import FeatureExtractor
+from engine.detect.audio_pass import FeedingBlocks
 from engine.detect.sensitivities import DetectorSettings
 from engine.ingest.analyze import Analysis, analyze_transcript
 from engine.ingest.language import hear_language
@@ -54,48 +52,6 @@ class Transcript:
     language_note: str = ""
 
 
-class _TimedBlocks:
-    """Wraps the decoder's block iterator to time it, count samples, report and cancel."""
-
-    def __init__(
-        self,
-        blocks: Iterator[np.ndarray],
-        *,
-        sr: int,
-        total_seconds: float,
-        on_progress: Callable[[float, float], None],
-        cancel: CancelToken,
-        extractor: FeatureExtractor | None = None,
-    ) -> None:
-        self._blocks = blocks
-        self._sr = sr
-        self._total = total_seconds
-        self._on_progress = on_progress
-        self._cancel = cancel
-        self.samples = 0
-        self.decode_seconds = 0.0
-        self.detect_seconds = 0.0
-        self._extractor = extractor
-
-    def __iter__(self) -> Iterator[np.ndarray]:
-        while True:
-            self._cancel.raise_if_cancelled()
-            t0 = time.perf_counter()
-            try:
-                block = next(self._blocks)
-            except StopIteration:
-                self.decode_seconds += time.perf_counter() - t0
-                return
-            t1 = time.perf_counter()
-            self.decode_seconds += t1 - t0
-            if self._extractor is not None:
-                self._extractor.feed(block)
-                self.detect_seconds += time.perf_counter() - t1
-            self.samples += block.size
-            self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
-            yield block
-
-
 def transcribe_file(
     info: AudioInfo,
     transcriber: Transcriber,
@@ -125,7 +81,7 @@ def transcribe_file(
     heard = hear_language(info, transcriber, spans=None, sr=sr)  # LanguageMismatch: nothing recognised
     times.language = time.perf_counter() - t_language
     extractor = feature_extractor(sr=sr, settings=settings) if analyze else None
-    timed = _TimedBlocks(
+    timed = FeedingBlocks(
         iter_pcm_blocks(info.path, sr=sr),
         sr=sr,
         total_seconds=info.duration,

@@ -16,14 +16,19 @@ from tests.fixtures.audio import espeak
 pytestmark = pytest.mark.gui
 
 
+def _import_from_the_menu(window) -> None:  # type: ignore[no-untyped-def]
+    """Click File > Import transcripts (the picker is answered by the test's monkeypatch)."""
+    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
+    action.trigger()
+
+
 def test_import_action_makes_the_transcript_searchable(qtbot, make_window, library: Path, tmp_path: Path,
                                                        monkeypatch) -> None:
     srt = tmp_path / "harbour-captions.srt"
     srt.write_text(SRT, encoding="utf-8")
     monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(srt)])
     window = make_window(library)
-    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
-    action.trigger()
+    _import_from_the_menu(window)
     assert window.statusBar().currentMessage() == "Imported 1 transcript"
     names = [window.library.row_at(r).name for r in range(window.library.rowCount())]
     assert "harbour-captions.srt" in names
@@ -40,10 +45,10 @@ def test_a_mixed_batch_lists_the_good_file_and_says_why_the_bad_one_failed(
     bad.write_text("1\n00:00:05,000 --> 00:00:01,000\nhello\n", encoding="utf-8")
     monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(bad), str(good)])
     window = make_window(library)
-    action = next(a for a in window.actions_by_menu["&File"] if a.text().startswith("&Import transcripts"))
-    action.trigger()
+    _import_from_the_menu(window)
     assert window.statusBar().currentMessage() == (
-        f"Imported 1 transcript; 1 failed — {bad}:2: cue ends (00:00:01,000) before it starts (00:00:05,000)")
+        f"Imported 1 transcript; 1 failed — {bad}: lines 1-3 skipped: the cue ends (00:00:01,000) before it"
+        " starts (00:00:05,000); no readable timed text is left")
     names = [window.library.row_at(r).name for r in range(window.library.rowCount())]
     assert "harbour-captions.srt" in names and "broken.srt" not in names  # listed without F5
     assert [h.recording for h in window.reader.search("yorkshire")] == ["harbour-captions.srt"]
@@ -84,3 +89,44 @@ def test_a_transcript_without_audio_says_so_and_takes_an_attached_file(qtbot, ma
     with Store(db) as store:
         assert [r["path"] for r in store.recordings()] == [str(wav.resolve())]  # in place of the silent one
     assert window.reader.audio_path(view.recording_id) == str(wav.resolve())
+
+
+def test_a_partly_damaged_file_is_imported_and_the_skipped_rows_are_shown(
+        qtbot, make_window, library: Path, tmp_path: Path, monkeypatch) -> None:
+    damaged = tmp_path / "damaged.srt"
+    damaged.write_text(SRT.replace("00:00:05,000 --> 00:00:09,500", "00:00:09,500 --> 00:00:05,000"), encoding="utf-8")
+    monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(damaged)])
+    window = make_window(library)
+    _import_from_the_menu(window)
+    assert window.statusBar().currentMessage() == (
+        f"Imported 1 transcript; {damaged}: lines 5-7 skipped: the cue ends (00:00:05,000) before it starts"
+        " (00:00:09,500)")
+    assert [h.recording for h in window.reader.search("yorkshire")] == ["damaged.srt"]
+    assert window.reader.search("engineers") == []  # the skipped cue's words
+    cancel = next(a for a in window.actions_by_menu["&File"] if a.text() == "Cancel the &import")
+    assert not cancel.isEnabled()  # enabled only while an import runs
+
+
+def test_cancelling_an_import_with_audio_writes_nothing(qtbot, make_window, library: Path, tmp_path: Path,
+                                                       monkeypatch) -> None:
+    """File > Cancel the import, chosen while the detectors analyse the recording beside the captions."""
+    srt = tmp_path / "bulletin.srt"
+    srt.write_text(SRT, encoding="utf-8")
+    espeak("Floods closed the bridge in Yorkshire. Engineers say the river will fall by Friday.",
+           tmp_path / "bulletin.wav")
+    monkeypatch.setattr(dialogs, "ask_open_files", lambda *args, **kwargs: [str(srt)])
+    window = make_window(library)
+    cancel = next(a for a in window.actions_by_menu["&File"] if a.text() == "Cancel the &import")
+    seen: list[str] = []
+
+    def on_message(text: str) -> None:
+        seen.append(text)
+        if text.startswith("Importing transcripts:") and cancel.isEnabled():
+            cancel.trigger()
+
+    window.statusBar().messageChanged.connect(on_message)
+    _import_from_the_menu(window)
+    assert any(m.startswith("Importing transcripts:") for m in seen)
+    assert window.statusBar().currentMessage() == "Import cancelled; the transcripts imported before it stay"
+    assert not cancel.isEnabled()
+    assert window.reader.search("yorkshire") == []

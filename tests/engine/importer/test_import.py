@@ -53,6 +53,10 @@ TIMED = """[00:00:01] Floods closed the bridge in Yorkshire.
 """
 
 
+#: How the refusal of a file whose every row is unreadable ends.
+LEFT = "; no readable timed text is left"
+
+
 def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -136,11 +140,14 @@ def test_a_newsscape_day_imports_with_its_stories(tmp_path):
         assert search(store, "weather")
 
 
-def test_with_audio_the_hit_plays_the_recording(tmp_path):
+def test_with_audio_the_hit_plays_the_recording(tmp_path, capsys):
     wav = espeak("Floods closed the bridge in Yorkshire.", tmp_path / "bulletin.wav")
     src = _write(tmp_path, "bulletin.srt", SRT)
     db = tmp_path / "lib.sqlite"
     assert cli_main.main(["--db", str(db), "import", str(src)]) == 0  # finds bulletin.wav next to it
+    with Store(db) as store:
+        events = len(store.events(1))
+    assert events and f"{events} audio event" in capsys.readouterr().out  # the detectors ran over it
     with Store(db) as store:
         hit = search(store, "yorkshire")[0]
         assert hit.path == str(wav.resolve()) and hit.name == "bulletin.wav"
@@ -148,25 +155,32 @@ def test_with_audio_the_hit_plays_the_recording(tmp_path):
 
 @pytest.mark.parametrize(("name", "text", "error"), [
     ("a.doc", "x", "a.doc: unknown transcript format '.doc'; expected one of .srt, .vtt, .txt, .txt3"),
-    ("a.srt", "1\n00:00:05,000 --> 00:00:01,000\nhello\n", "a.srt:2: cue ends (00:00:01,000) before it starts"
-                                                          " (00:00:05,000)"),
-    ("a.srt", "1\n00:00:0x --> 00:00:01,000\nhello\n", "a.srt:2: cannot read the cue times"
-                                                      " '00:00:0x --> 00:00:01,000'"),
+    ("a.srt", "1\n00:00:05,000 --> 00:00:01,000\nhello\n", "a.srt: lines 1-3 skipped: the cue ends (00:00:01,000)"
+                                                          " before it starts (00:00:05,000)" + LEFT),
+    ("a.srt", "1\n00:00:0x --> 00:00:01,000\nhello\n", "a.srt: lines 1-3 skipped: cannot read the cue times"
+                                                      " '00:00:0x --> 00:00:01,000'" + LEFT),
     ("a.vtt", "WEBVTT\n\n", "a.vtt: no timed text found"),
-    ("a.txt", "hello there\n", "a.txt:1: expected a line like '[00:01:02.5] text', got 'hello there'"),
+    ("a.txt", "hello there\n", "a.txt: line 1 skipped: expected a line like '[00:01:02.5] text', got"
+                            " 'hello there'" + LEFT),
     ("a.srt", "1\n" + "9" * 5000 + ":00:01,000 --> 00:00:02,000\nhello\n",
-     "a.srt:2: cannot read the cue times '" + "9" * 40 + "…': a time past 10000 hours"),
+     "a.srt: lines 1-3 skipped: cannot read the cue times '" + "9" * 40 + "…': a time past 10000 hours" + LEFT),
     ("a.srt", "1\n99999999999:00:01,000 --> 99999999999:00:02,000\nhello\n",
-     "a.srt:2: cannot read the cue times '99999999999:00:01,000 --> 99999999999:00…': a time past 10000 hours"),
+     "a.srt: lines 1-3 skipped: cannot read the cue times '99999999999:00:01,000 --> 99999999999:00…': a time past"
+     " 10000 hours" + LEFT),
     ("a.vtt", "WEBVTT\n\n" + "1" * 400 + ":00:01.000 --> 00:02.000\nhello\n",
-     "a.vtt:3: cannot read the cue times '" + "1" * 40 + "…': a time past 10000 hours"),
-    ("a.txt", "[" + "7" * 5000 + ":00:01] hello\n", "a.txt:1: cannot read the time '" + "7" * 40 + "…':"
-                                                     " a time past 10000 hours"),
-    ("a.txt", "[10000:00:01] hello\n", "a.txt:1: cannot read the time '10000:00:01': a time past 10000 hours"),
+     "a.vtt: lines 3-4 skipped: cannot read the cue times '" + "1" * 40 + "…': a time past 10000 hours" + LEFT),
+    ("a.txt", "[" + "7" * 5000 + ":00:01] hello\n", "a.txt: line 1 skipped: cannot read the time '" + "7" * 40 + "…':"
+                                                     " a time past 10000 hours" + LEFT),
+    ("a.txt", "[10000:00:01] hello\n", "a.txt: line 1 skipped: cannot read the time '10000:00:01': a time past 10000 hours"
+                              + LEFT),
     ("a.srt", "1\n00:00:01,000 --> 00:00:04,000\n" + "word " * 5001 + "\n",
      "a.srt: the cue at 0:01 holds 5001 words, more than 5000; has the file lost its line breaks?"),
+    ("a.srt", "1\n00:00:0x --> 00:00:01,000\nhi\n\nstray text\n\n2\n00:00:05,000 --> 00:00:01,000\nhello\n",
+     "a.srt: lines 1-3 skipped: cannot read the cue times '00:00:0x --> 00:00:01,000' (and 1 more range skipped)"
+     + LEFT),
 ], ids=["unknown-suffix", "backwards-cue", "bad-time", "empty-vtt", "untimed-text", "srt-digit-run", "srt-huge-hours",
-        "vtt-digit-run", "timed-text-digit-run", "timed-text-past-the-limit", "a-giant-cue"])
+        "vtt-digit-run", "timed-text-digit-run", "timed-text-past-the-limit", "a-giant-cue",
+        "two-bad-ranges"])
 def test_bad_files_say_why_and_leave_the_index_alone(tmp_path, capsys, name, text, error):
     db = tmp_path / "lib.sqlite"
     good = _write(tmp_path, "good.srt", SRT)
@@ -246,3 +260,46 @@ def test_captions_without_story_markers_are_cut_into_stories_by_the_segmenter(tm
         assert len(stories) > 10  # the day's own markers (gone from the SRT) hold 100 or more
         assert stories[0]["first_word"] == 0
         assert store.entities(rid)
+
+
+DAMAGED_SRT = SRT.replace("00:00:05,000 --> 00:00:09,500", "00:00:05,000 --> 00:00:0x,500") + """
+4
+00:01:10,000 --> 00:01:05,000
+Backwards.
+
+5
+00:01:20,000 --> 00:01:22,000
+Sport next.
+"""
+DAMAGED_TXT3 = """TOP|20240102120000|2024-01-02_1200_US_Channel
+20240102120001.000|20240102120004.000|CC1|FLOODS CLOSED THE BRIDGE.
+2024010212xx05.000|20240102120006.000|CC1|GARBLED ROW.
+20240102120007.000|20240102120009.000|CC1|THE RIVER WILL FALL BY FRIDAY.
+"""
+
+
+@pytest.mark.parametrize(("name", "text", "kept", "skipped"), [
+    ("news.srt", DAMAGED_SRT, "Floods closed the bridge in Yorkshire. Now the weather. Sport next.",
+     ["lines 5-7 skipped: cannot read the cue times '00:00:05,000 --> 00:00:0x,500'",
+      "lines 13-15 skipped: the cue ends (00:01:05,000) before it starts (00:01:10,000)"]),
+    ("news.vtt", "WEBVTT\n\n00:01.000 --> 00:04.000\nFloods closed the bridge.\n\n00:0x.000 --> 00:06.000\nLost.\n\n"
+     "00:09.000 --> 00:07.000\nBackwards.\n\n00:10.000 --> 00:12.000\nThe river falls.\n",
+     "Floods closed the bridge. The river falls.",
+     ["lines 6-10 skipped: cannot read the cue times '00:0x.000 --> 00:06.000'"]),
+    ("news.txt", "Transcript of the bulletin\n[00:01] Floods closed the bridge.\n[00:0x] lost\n[00:05] The river falls.\n",
+     "Floods closed the bridge. The river falls.",
+     ["line 1 skipped: expected a line like '[00:01:02.5] text', got 'Transcript of the bulletin'",
+      "line 3 skipped: expected a line like '[00:01:02.5] text', got '[00:0x] lost'"]),
+    ("news.txt3", DAMAGED_TXT3, "FLOODS CLOSED THE BRIDGE. THE RIVER WILL FALL BY FRIDAY.",
+     ["line 3 skipped: cannot read the times '2024010212xx05.000', '20240102120006.000'"]),
+], ids=["srt", "vtt", "timed-text", "txt3"])
+def test_a_partly_damaged_file_is_imported_with_its_good_rows(tmp_path, capsys, name, text, kept, skipped):
+    """Each run of unreadable rows is one line on stderr; the good rows are indexed."""
+    src = _write(tmp_path, name, text)
+    db = tmp_path / "lib.sqlite"
+    assert cli_main.main(["--db", str(db), "import", "--no-audio", str(src)]) == 0
+    out = capsys.readouterr()
+    assert out.err.splitlines() == [f"{src}: {line}" for line in skipped]
+    assert f"imported {src}: {len(kept.split())} words" in out.out
+    with Store(db) as store:
+        assert " ".join(w["display"] or w["text"] for w in store.words(1)) == kept
