@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import hashlib
 import importlib
 import io
@@ -22,7 +21,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,6 +123,22 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     return box
 
 
+def _parser_per_command(build: Callable[..., argparse.ArgumentParser]) -> Callable[..., argparse.ArgumentParser]:
+    """``build`` made once per command: a command line naming a known command gets that command's
+    parser, any other line the parser of every command (as ``build_parser`` itself decides)."""
+    names = {name for names in cli_main.COMMAND_MODULES.values() for name in names}
+    made: dict[str | None, argparse.ArgumentParser] = {}
+
+    def cached(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+        named = cli_main.named_command(argv) if argv is not None else None
+        key = named if named in names else None
+        if key not in made:
+            made[key] = build([key] if key else None)
+        return made[key]
+
+    return cached
+
+
 @pytest.fixture
 def cli_env(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     """The sandbox's data folder as the user's, its output folder as the current one; the parser
@@ -131,7 +146,7 @@ def cli_env(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     monkeypatch.setenv("EARSHOT_DATA_DIR", str(sandbox.data))
     sandbox.out.mkdir(exist_ok=True)
     monkeypatch.chdir(sandbox.out)  # a relative name (or '') reaches nothing outside the sandbox
-    monkeypatch.setattr(cli_main, "build_parser", functools.cache(cli_main.build_parser))
+    monkeypatch.setattr(cli_main, "build_parser", _parser_per_command(cli_main.build_parser))
     monkeypatch.setattr(common, "default_db_path", lambda: sandbox.default_db)
     return sandbox
 

@@ -1,8 +1,8 @@
 """What the timeline shows on real sounds: music pieces a silence apart are two events, ambience is never
 speech, real speech under steady noise is speech (not noise), and laughter the detector cannot tell from
 applause is "audience". Music and prompts from Asterisk's packages, ambience from minetest-data,
-pachi-data and chromium-bsu-data, rain from tuxpaint-plugins-default, laughter and applause from scratch and lmms-common (Debian, fetched
-on first use), speech from pocketsphinx-testdata's LibriVox readings."""
+pachi-data and chromium-bsu-data, rain from tuxpaint-plugins-default, laughter and applause from
+scratch and lmms-common (Debian, fetched on first use), speech from pocketsphinx-testdata's LibriVox readings."""
 
 from __future__ import annotations
 
