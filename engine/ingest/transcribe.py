@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -15,10 +16,16 @@ from engine.detect.analyzer import analyze as run_detectors
 from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.features import FeatureExtractor
 from engine.detect.sensitivities import DetectorSettings
+from engine.errors import ModelError
 from engine.ingest.analyze import Analysis, analyze_transcript
+from engine.ingest.speaker_pass import speaker_stream, speaker_turns
 from engine.ingest.speech_gate import kept_words
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
+from engine.speakers.diarize import SR as SPEAKER_SR
+from engine.speakers.diarize import DiarizationStream
+
+log = logging.getLogger("earshot.ingest")
 
 
 @dataclass
@@ -30,10 +37,11 @@ class StageTimes:
     detect: float = 0.0
     analyze: float = 0.0
     store: float = 0.0
+    speakers: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.decode + self.transcribe + self.detect + self.analyze + self.store
+        return self.decode + self.transcribe + self.detect + self.analyze + self.store + self.speakers
 
 
 @dataclass
@@ -61,6 +69,7 @@ class _TimedBlocks:
         on_progress: Callable[[float, float], None],
         cancel: CancelToken,
         extractor: FeatureExtractor | None = None,
+        speakers: DiarizationStream | None = None,
     ) -> None:
         self._blocks = blocks
         self._sr = sr
@@ -71,6 +80,8 @@ class _TimedBlocks:
         self.decode_seconds = 0.0
         self.detect_seconds = 0.0
         self._extractor = extractor
+        self._speakers = speakers
+        self.speaker_seconds = 0.0
 
     def __iter__(self) -> Iterator[np.ndarray]:
         while True:
@@ -86,6 +97,10 @@ class _TimedBlocks:
             if self._extractor is not None:
                 self._extractor.feed(block)
                 self.detect_seconds += time.perf_counter() - t1
+            if self._speakers is not None:
+                t2 = time.perf_counter()
+                self._speakers.feed(block)
+                self.speaker_seconds += time.perf_counter() - t2
             self.samples += block.size
             self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
             yield block
@@ -115,6 +130,7 @@ def transcribe_file(
     times = StageTimes()
     settings = detector_settings or DetectorSettings()
     extractor = feature_extractor(sr=sr, settings=settings) if analyze else None
+    speakers = _speaker_stream(info.duration) if analyze and settings.speaker_turns and sr == SPEAKER_SR else None
     timed = _TimedBlocks(
         iter_pcm_blocks(info.path, sr=sr),
         sr=sr,
@@ -122,12 +138,14 @@ def transcribe_file(
         on_progress=report,
         cancel=cancel,
         extractor=extractor,
+        speakers=speakers,
     )
     t0 = time.perf_counter()
     utterances = list(transcriber.transcribe(timed, sr=sr))
     times.decode = timed.decode_seconds
     times.detect = timed.detect_seconds
-    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.detect_seconds
+    times.speakers = timed.speaker_seconds
+    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.detect_seconds - timed.speaker_seconds
     analysis = Analysis()
     if extractor is not None:
         t1 = time.perf_counter()
@@ -142,6 +160,11 @@ def transcribe_file(
         analysis = analyze_transcript(words, detections, engine=transcriber.engine,
                                       language=getattr(transcriber, "language", ""))
         times.analyze = time.perf_counter() - t2
+        if speakers is not None:
+            t3 = time.perf_counter()
+            diarization = speakers.finish(n_speakers=settings.speaker_count)
+            analysis.speakers = speaker_turns(diarization, words, *found, given=settings.speaker_count)
+            times.speakers += time.perf_counter() - t3
     words = [w for utt in utterances for w in utt]
     return Transcript(
         words=words,
@@ -152,10 +175,22 @@ def transcribe_file(
     )
 
 
+def _speaker_stream(total_seconds: float) -> DiarizationStream | None:
+    """A diarization stream, or None (logged) when the speaker models are not installed."""
+    try:
+        return speaker_stream(total_seconds)
+    except ModelError as error:
+        log.warning("no speaker turns: %s", error)
+        return None
+
+
 def warm_up(settings: DetectorSettings | None = None, *, engine: str = "whisper", language: str = "en") -> None:
     """Load what the first file would otherwise wait for: the detectors' feature extractor (its
     lazy imports and, with ``sound_model="audioset"``, the tagger) and the story and entity models.
     A worker runs this beside its speech model's load. Raises what those loads raise."""
-    feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=settings or DetectorSettings())
+    settings = settings or DetectorSettings()
+    feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=settings)
+    if settings.speaker_turns:
+        _speaker_stream(0.0)
     words = [Word(0.0, 0.4, 1.0, "the", "The"), Word(0.4, 0.9, 1.0, "council", "council.")]
     analyze_transcript(words, None, engine=engine, language=language)

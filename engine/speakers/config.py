@@ -16,6 +16,7 @@ MAX_EMBED_SECONDS = 4.0  # clean speech embedded per local speaker and window, a
 CLUSTER_THRESHOLD = 0.6
 MIN_CLUSTER_SECONDS = 3.0  # speech of a smaller cluster goes to the nearest larger one
 MERGE_GAP_SECONDS = 0.3  # a speaker's turns this close are one turn
+MIN_TURN_SECONDS = 0.2  # a piece of a turn left shorter than this by music, applause or laughter is dropped
 
 # The BIC baseline (MFCC, change detection, agglomerative clustering)
 BIC_N_MFCC = 13
