@@ -3,6 +3,7 @@ turns are cut where the detectors heard music, applause or laughter and each wor
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 
@@ -10,14 +11,17 @@ import numpy as np
 
 from engine import config
 from engine.asr.base import Word
+from engine.audio.decode import content_hash, iter_pcm_blocks
 from engine.detect.events import Event
+from engine.errors import AudioError, EarshotError
 from engine.ingest.speech_gate import sound_holes
+from engine.jobs import JobReport
 from engine.speakers import config as speaker_config
 from engine.speakers.assign import talk_seconds, turns_outside, word_speakers
 from engine.speakers.campplus import CamPlusPlus
-from engine.speakers.diarize import Diarization, DiarizationStream, Diarizer, SpeakerTurn
+from engine.speakers.diarize import SR, Diarization, DiarizationStream, Diarizer, SpeakerTurn, check_speaker_count
 from engine.speakers.segmentation import Segmentation
-from engine.storage.store import SpeakerRow, SpeakerTurns, TurnRow
+from engine.storage.store import SpeakerRow, SpeakerTurns, Store, TurnRow
 from models.speakers import speaker_model_files
 
 _LOADED: Diarizer | None = None
@@ -62,3 +66,33 @@ def speaker_turns(found: Diarization, words: Sequence[Word], sounds: Sequence[Ev
 
 def _blob(centroid: np.ndarray | None) -> bytes | None:
     return None if centroid is None else np.asarray(centroid, dtype="<f4").tobytes()
+
+
+def recompute_speakers(store: Store, rec_id: int, *, n_speakers: int | None, report: JobReport | None = None) -> int:
+    """Diarize a stored recording again from its file (into ``n_speakers``, or estimated when None)
+    and replace its speakers, turns and word speakers in one transaction; names start afresh.
+
+    The stored words and events are used as ingest would. Returns the number of speakers.
+    Raises ``AudioError`` when the file is gone or undecodable, ``EarshotError`` when its content
+    changed since it was indexed, ``Cancelled`` when ``report`` is cancelled.
+    """
+    check_speaker_count(n_speakers)
+    rec = store.recording(rec_id)
+    path = str(rec["path"])
+    if not os.path.exists(path):
+        raise AudioError(path, "file not found; speakers are found from the audio")
+    if content_hash(path) != rec["content_hash"]:
+        raise EarshotError(f"{path}: the file changed since it was indexed; ingest it again ('earshot ingest --force')")
+    report = report or JobReport()
+    stream = shared_diarizer().stream(total_seconds=float(rec["duration"]), report=report)
+    for block in iter_pcm_blocks(path, sr=SR):
+        report.cancel.raise_if_cancelled()
+        stream.feed(block)
+    found = stream.finish(n_speakers=n_speakers)
+    events = [Event(str(e["type"]), float(e["start"]), float(e["end"]), float(e["score"] or 0.0), float(e["value"] or 0.0))
+              for e in store.events(rec_id)]
+    words = [Word(float(w["start"]), float(w["end"]), float(w["conf"]), str(w["text"])) for w in store.words(rec_id)]
+    sounds = [e for e in events if e.type in config.NON_SPEECH_EVENT_TYPES]
+    rows = speaker_turns(found, words, sounds, [e for e in events if e.type == "speech"], given=n_speakers)
+    store.replace_speakers(rec_id, rows)
+    return len(rows.speakers)
