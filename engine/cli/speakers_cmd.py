@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from engine.cli.common import open_store, positive_int
@@ -90,6 +91,7 @@ def _recompute(args: argparse.Namespace, ref: str, count: int | None) -> None:
 
     with open_store(args, writing=True) as store:
         rec = store.recording(ref)
-        print(shown(f"finding the speakers of {rec['name']} again ({clock(rec['duration'])} of audio) ..."),
-              file=sys.stderr, flush=True)
+        if os.path.exists(rec["path"]):  # else the one line that says so comes alone
+            print(shown(f"finding the speakers of {rec['name']} again ({clock(rec['duration'])} of audio) ..."),
+                  file=sys.stderr, flush=True)
         recompute_speakers(store, int(rec["id"]), n_speakers=count)
