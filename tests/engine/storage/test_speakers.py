@@ -14,7 +14,7 @@ from engine.storage.store import NewRecording, SpeakerRow, SpeakerTurns, Store, 
 
 def two_voices(path: str = "/r/talk.wav") -> NewRecording:
     """Six words: S1 says the first three, S2 the last two, the fourth is in applause (no speaker)."""
-    words = [WordRow(i * 1.0, i * 1.0 + 0.8, 0.9, t) for i, t in enumerate("good evening everyone clap thank you".split())]
+    words = [WordRow(i * 1.0, i * 1.0 + 0.8, 0.9, t) for i, t in enumerate(["good", "evening", "everyone", "clap", "thank", "you"])]
     found = SpeakerTurns(
         speakers=[SpeakerRow(1, 3.0, b"\0" * 768), SpeakerRow(2, 2.0)],
         turns=[TurnRow(1, 0.0, 3.0), TurnRow(2, 4.0, 6.0)],
