@@ -86,3 +86,8 @@ def test_eval_der_refuses_a_reference_without_turns(tmp_path: Path, capsys: pyte
     empty.write_text("")
     assert cli_main.main(["eval", "der", str(empty), str(empty)]) == 1
     assert capsys.readouterr().err == f"earshot: error: {empty}: no SPEAKER lines; nothing to score against\n"
+
+
+def test_ingest_refuses_a_speaker_count_with_speakers_off(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(db, "ingest", "x.wav", "--speakers", "2", "--no-speakers") == 1
+    assert capsys.readouterr().err == "earshot: error: --speakers N and --no-speakers contradict each other; give one\n"
