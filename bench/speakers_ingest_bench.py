@@ -4,7 +4,9 @@ A held-out voice broadcast (``tools/voice_broadcast.py``: carlo, menardi and es-
 choose a speaker setting) goes through the real ingest job (one worker, the embedded Whisper
 tiny.en), once with speaker turns and once without. Reported per run: audio length, each stage's
 wall seconds, the speaker stage as a fraction of real time and of the rest of ingest in the same
-run, the whole ingest's real-time factor, and the DER of the stored turns against the truth.
+run, the speaker stage's CPU seconds (its thread's; on a machine shared with other programs the wall
+time counts their turns too), the whole ingest's real-time factor, and the DER of the stored turns
+against the truth.
 
 Writes ``bench/results/speakers_ingest.json`` and ``.md``.
 Run: ``.venv/bin/python -m bench.speakers_ingest_bench [--quick]`` (``--quick``: 2 minutes instead of 6).
@@ -48,6 +50,7 @@ def _ingest(wav: Path, *, speakers: bool) -> dict[str, Any]:
         row: dict[str, Any] = {"speakers_on": speakers, "audio_seconds": outcome.audio_seconds}
         row.update({stage: getattr(outcome.times, stage) for stage in STAGES})
         row["total"] = outcome.times.total
+        row["speakers_cpu"] = outcome.times.speakers_cpu
         with Store(db) as store:
             rid = store.recording(wav.name)["id"]
             turns = [Turn(t["start"], t["end"], str(t["speaker"])) for t in store.turns(rid)]
@@ -68,18 +71,20 @@ def run(quick: bool) -> dict[str, Any]:
 def table(result: dict[str, Any]) -> str:
     """Markdown: one row per ingest run, stage seconds and the speaker stage's share."""
     head = ("| speaker turns | audio (min) | decode s | recognise s | detect s | analyze s | store s | speakers s "
-            "| speakers / real time | speakers / rest of ingest | ingest RTF | speakers found (truth) | DER |")
-    lines = [head, "| --- |" + " ---: |" * 12]
+            "| speakers / real time | speakers / rest of ingest | speakers CPU s per audio s | ingest RTF "
+            "| speakers found (truth) | DER |")
+    lines = [head, "| --- |" + " ---: |" * 13]
     for r in result["rows"]:
         rest = r["total"] - r["speakers"]
         share = f"{100 * r['speakers'] / r['audio_seconds']:.1f}%" if r["speakers_on"] else "-"
         ratio = f"{100 * r['speakers'] / rest:.1f}%" if r["speakers_on"] and rest else "-"
         der = "-" if r["der"] is None else f"{100 * r['der']:.1f}%"
+        cpu = f"{r['speakers_cpu'] / r['audio_seconds']:.3f}" if r["speakers_on"] else "-"
         found = f"{r['speakers_found']} ({r['truth_speakers']})" if r["speakers_on"] else "-"
         lines.append(
             f"| {'on' if r['speakers_on'] else 'off'} | {r['audio_seconds'] / 60:.1f} | {r['decode']:.1f} "
             f"| {r['transcribe']:.1f} | {r['detect']:.1f} | {r['analyze']:.1f} | {r['store']:.2f} | {r['speakers']:.1f} "
-            f"| {share} | {ratio} | {r['total'] / r['audio_seconds']:.3f} | {found} | {der} |")
+            f"| {share} | {ratio} | {cpu} | {r['total'] / r['audio_seconds']:.3f} | {found} | {der} |")
     return "\n".join(lines) + "\n"
 
 

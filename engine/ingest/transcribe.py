@@ -38,6 +38,8 @@ class StageTimes:
     analyze: float = 0.0
     store: float = 0.0
     speakers: float = 0.0
+    #: CPU seconds of the speaker stage's thread (the wall time above counts other programs' turns too).
+    speakers_cpu: float = 0.0
 
     @property
     def total(self) -> float:
@@ -82,6 +84,7 @@ class _TimedBlocks:
         self._extractor = extractor
         self._speakers = speakers
         self.speaker_seconds = 0.0
+        self.speaker_cpu_seconds = 0.0
 
     def __iter__(self) -> Iterator[np.ndarray]:
         while True:
@@ -98,9 +101,10 @@ class _TimedBlocks:
                 self._extractor.feed(block)
                 self.detect_seconds += time.perf_counter() - t1
             if self._speakers is not None:
-                t2 = time.perf_counter()
+                t2, c2 = time.perf_counter(), time.thread_time()
                 self._speakers.feed(block)
                 self.speaker_seconds += time.perf_counter() - t2
+                self.speaker_cpu_seconds += time.thread_time() - c2
             self.samples += block.size
             self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
             yield block
@@ -144,7 +148,7 @@ def transcribe_file(
     utterances = list(transcriber.transcribe(timed, sr=sr))
     times.decode = timed.decode_seconds
     times.detect = timed.detect_seconds
-    times.speakers = timed.speaker_seconds
+    times.speakers, times.speakers_cpu = timed.speaker_seconds, timed.speaker_cpu_seconds
     times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.detect_seconds - timed.speaker_seconds
     analysis = Analysis()
     if extractor is not None:
@@ -161,10 +165,11 @@ def transcribe_file(
                                       language=getattr(transcriber, "language", ""))
         times.analyze = time.perf_counter() - t2
         if speakers is not None:
-            t3 = time.perf_counter()
+            t3, c3 = time.perf_counter(), time.thread_time()
             diarization = speakers.finish(n_speakers=settings.speaker_count)
             analysis.speakers = speaker_turns(diarization, words, *found, given=settings.speaker_count)
             times.speakers += time.perf_counter() - t3
+            times.speakers_cpu += time.thread_time() - c3
     words = [w for utt in utterances for w in utt]
     return Transcript(
         words=words,
