@@ -51,7 +51,7 @@ if __name__ == "__main__":
     print(json.dumps({{"wall": wall, "files": [
         {{"state": o.state.value, "message": o.message, "audio": o.audio_seconds,
           "decode": o.times.decode, "transcribe": o.times.transcribe, "detect": o.times.detect,
-          "analyze": o.times.analyze, "store": o.times.store}} for o in out]}}))
+          "analyze": o.times.analyze, "store": o.times.store, "speakers": o.times.speakers}} for o in out]}}))
 """
 
 
@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
                 "engine": engine, "model": spec[1], "minutes": minutes, "audio_s": audio,
                 "rtf_decode": f["decode"] / audio, "rtf_recognise": f["transcribe"] / audio,
                 "rtf_detect": f["detect"] / audio, "rtf_analyze": f["analyze"] / audio,
-                "rtf_store": f["store"] / audio, "rtf_ingest": r["process_wall"] / audio,
+                "rtf_store": f["store"] / audio, "rtf_speakers": f["speakers"] / audio,
+                "rtf_ingest": r["process_wall"] / audio,
                 "rss_job_mb": r["rss_job_mb"], "rss_worker_mb": r["rss_worker_mb"],
             }
             if engine == "vosk":

@@ -56,6 +56,8 @@ SPEECH_GATE_PAD_SECONDS = 0.3
 #: steady noise, so words there stand.
 GATE_DROP_BELOW = {"applause": 1.01, "laughter": 1.01, "audience": 1.01}  # audience: one or the other
 NON_SPEECH_EVENT_TYPES = frozenset({"music", "applause", "laughter", "audience", "noise"})
+#: Where these events are (speech under a music bed aside) nobody is said to speak: speaker turns are cut there.
+SPEAKERLESS_EVENT_TYPES = frozenset({"music", "applause", "laughter", "audience"})
 #: For engines other than Whisper (Vosk), whose word confidences say nothing about these sounds:
 #: every word in a non-speech event and outside detected speech is dropped.
 GATE_DROP_BELOW_OTHER_ENGINES = {kind: 1.01 for kind in NON_SPEECH_EVENT_TYPES}

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from engine import config
 from engine.cli.common import interrupted_note, non_negative_int, open_db_path, positive_int, resolve_model
 from engine.cli.terminal import shown
+from engine.detect.sensitivities import DetectorSettings
 from engine.errors import ParameterError
 from engine.ingest import FileOutcome, IngestJob
 from engine.ingest.cluster import SEND_MODES, parse_cluster
@@ -40,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    "always (workers share no storage), never (fail files a worker cannot read)")
     p.add_argument("--model", metavar="NAME", help="speech model to use (default: the chosen default; see 'models list')")
     p.add_argument("--force", action="store_true", help="transcribe again even if a file is unchanged")
+    p.add_argument("--speakers", type=positive_int, metavar="N",
+                   help="every recording has N speakers (default: estimated per recording)")
+    p.add_argument("--no-speakers", action="store_true", help="do not find who speaks when")
     p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     p.set_defaults(func=run)
 
@@ -150,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             raise ParameterError("--workers is for ingest on this machine; with --cluster, use local:N "
                                  "or start the cluster's workers with the processes you want")
         cluster = parse_cluster(args.cluster, retries=args.retries, send_audio=args.send_audio)
+    if args.speakers and args.no_speakers:
+        raise ParameterError("--speakers N and --no-speakers contradict each other; give one")
     spec = resolve_model(args.model)
     if spec.note and not args.quiet:
         print(f"note: {spec.note}", file=sys.stderr)
@@ -157,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
     job = IngestJob(
         args.paths, db_path=db_path, spec=spec, workers=args.workers or os.cpu_count() or 1, force=args.force,
         on_state=reporter.state, on_progress=reporter.progress, cluster=cluster, on_note=reporter.note,
+        detector_settings=DetectorSettings(speaker_turns=not args.no_speakers, speaker_count=args.speakers),
     )
     t0 = time.monotonic()
     try:

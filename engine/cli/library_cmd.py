@@ -10,7 +10,7 @@ import sys
 from engine.cli.common import open_store
 from engine.cli.terminal import shown
 from engine.detect.rate import RATE_EVENT_TYPES, rate_label
-from engine.export import FORMATS, export_transcript, write_export
+from engine.export import ALL_FORMATS, export_transcript, write_export
 from engine.search import reindex_stale
 from engine.timefmt import clock
 from engine.writing import join_written
@@ -29,9 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--entities", action="store_true", help="list the named entities mentioned")
     p.set_defaults(func=run_show)
 
-    p = subparsers.add_parser("export", help="export a transcript as SRT, VTT, TXT or JSON")
+    p = subparsers.add_parser("export", help="export a transcript as SRT, VTT, TXT or JSON, or its speaker turns as RTTM")
     p.add_argument("recording", metavar="REC", help="recording id, path or name")
-    p.add_argument("--format", choices=FORMATS, default="srt")
+    p.add_argument("--format", choices=ALL_FORMATS, default="srt")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output ('-': standard output)")
     p.set_defaults(func=run_export)
 
@@ -70,6 +70,7 @@ def run_show(args: argparse.Namespace) -> int:
         events = store.events(rec["id"]) if args.events else []
         stories = store.stories(rec["id"]) if args.stories else []
         entities = store.entities(rec["id"]) if args.entities else []
+        names = {int(sp["label"]): str(sp["name"]) for sp in store.speakers(rec["id"])}
     print(shown(f"{rec['name']}  ({rec['path']})"))
     print(f"duration {clock(rec['duration'], decimals=2)}, {rec['word_count']} words, {rec['engine']}/{rec['model']}, "
           f"language {rec['language'] or 'unknown'}")
@@ -80,12 +81,25 @@ def run_show(args: argparse.Namespace) -> int:
         for w in words:
             print(f"{clock(w['start'], decimals=2)}  {clock(w['end'], decimals=2)}  {w['conf']:.2f}  {w['text']}")
         return 0
+    current: list[int | None] = [None]
     for s in segments:
         span = words[s["first_word"] : s["last_word"] + 1]
         mean = sum(w["conf"] for w in span) / len(span) if span else 0.0
-        text = join_written([w["display"] or w["text"] for w in span]) or s["text"]  # as the recogniser wrote it
+        text = _with_turns(span, names, current) or s["text"]  # as the recogniser wrote it
         print(f"[{clock(s['start'], decimals=2)} - {clock(s['end'], decimals=2)}] ({mean:.2f})  {text}")
     return 0
+
+
+def _with_turns(span: list[dict], names: dict[int, str], current: list[int | None]) -> str:
+    """The words as the recogniser wrote them, "Name:" before the first word of each speaker's turn;
+    ``current`` holds the speaker of the turn so far (updated)."""
+    pieces: list[str] = []
+    for w in span:
+        if w.get("speaker") is not None and w["speaker"] != current[0] and w["speaker"] in names:
+            current[0] = w["speaker"]
+            pieces.append(f"{names[w['speaker']]}:")
+        pieces.append(w["display"] or w["text"])
+    return join_written(pieces)
 
 
 def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[dict], stories: list[dict],
@@ -114,7 +128,8 @@ def _show_annotations(args: argparse.Namespace, words: list[dict], events: list[
 def run_export(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         rec = store.recording(args.recording)
-        text = export_transcript(args.format, rec, store.words(rec["id"]), store.segments(rec["id"]))
+        text = export_transcript(args.format, rec, store.words(rec["id"]), store.segments(rec["id"]),
+                                 speakers=store.speakers(rec["id"]), turns=store.turns(rec["id"]))
     if args.output and args.output != "-":  # "-": standard output, as the other tools read it
         write_export(args.output, text, index_path=store.path)
         print(shown(f"wrote {args.output}"), file=sys.stderr)

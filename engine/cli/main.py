@@ -37,6 +37,7 @@ COMMAND_MODULES = {
     "engine.cli.rasch_cmd": ("rasch",),
     "engine.cli.entities_cmd": ("entities",),
     "engine.cli.segment_cmd": ("segment",),
+    "engine.cli.speakers_cmd": ("speakers",),
 }
 #: Global options that take a value (the command name is the first other word).
 _VALUE_OPTIONS = ("--db",)

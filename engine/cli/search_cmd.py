@@ -1,4 +1,4 @@
-"""``search`` (hot-spot passage search) and ``eval`` (``passages``, ``compare``, ``run``)."""
+"""``search`` (hot-spot passage search) and ``eval`` (``passages``, ``compare``, ``run``, ``der``)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--to", dest="date_to", metavar="YYYY-MM-DD", help="broadcast on or before this day")
     p.set_defaults(func=run_search)
 
-    e = subparsers.add_parser("eval", help="evaluate passage retrieval runs (TREC HARD layout)")
+    e = subparsers.add_parser("eval", help="evaluate passage retrieval runs (TREC HARD layout) or speaker turns (DER)")
     sub = e.add_subparsers(dest="eval_command", metavar="WHAT")
+    der = sub.add_parser("der", help="diarization error rate of speaker turns: RTTM hypothesis against RTTM reference")
+    der.add_argument("reference", metavar="REF.rttm")
+    der.add_argument("hypothesis", metavar="HYP.rttm")
+    der.add_argument("--collar", type=float, default=0.25, metavar="S",
+                     help="seconds not scored each side of a reference boundary (default 0.25, md-eval's -c)")
+    der.set_defaults(func=run_eval_der)
     ps = sub.add_parser("passages", help="every measure of one run against judgements")
     ps.add_argument("run", metavar="RUN")
     ps.add_argument("qrels", metavar="QRELS")
@@ -85,6 +91,32 @@ def run_search(args: argparse.Namespace) -> int:
     for h in hits:
         events = "  [" + ", ".join(f"{e.type} {clock(e.start, decimals=2)}" for e in h.events) + "]" if h.events else ""
         print(f"{h.name}  {clock(h.play_from, decimals=2)}-{clock(h.end, decimals=2)}  {h.score:.3f}  {h.snippet}{events}")
+    return 0
+
+
+def run_eval_der(args: argparse.Namespace) -> int:
+    from engine.evaluate.der import diarization_error, read_rttm  # lazy: SciPy
+
+    reference, hypothesis = read_rttm(args.reference), read_rttm(args.hypothesis)
+    if not reference:
+        raise ParameterError(f"{args.reference}: no SPEAKER lines; nothing to score against")
+    print(f"{'file':<24} {'DER':>7} {'miss':>7} {'false alarm':>12} {'confusion':>10} {'speech (s)':>11}")
+    totals = [0.0, 0.0, 0.0, 0.0]
+    for file_id in sorted(reference):
+        r = diarization_error(reference[file_id], hypothesis.get(file_id, []), collar=args.collar)
+        ref = r.reference or 1.0
+        print(f"{file_id:<24.24} {100 * r.der:6.1f}% {100 * r.miss / ref:6.1f}% {100 * r.false_alarm / ref:11.1f}% "
+              f"{100 * r.confusion / ref:9.1f}% {r.reference:11.1f}")
+        for k, v in enumerate((r.miss, r.false_alarm, r.confusion, r.reference)):
+            totals[k] += v
+    missing = sorted(set(hypothesis) - set(reference))
+    if missing:
+        print(f"note: hypothesis files not in the reference, not scored: {', '.join(missing)}", file=sys.stderr)
+    if len(reference) > 1:
+        ref = totals[3] or 1.0
+        der_all = (totals[0] + totals[1] + totals[2]) / ref
+        print(f"{'all':<24} {100 * der_all:6.1f}% {100 * totals[0] / ref:6.1f}% {100 * totals[1] / ref:11.1f}% "
+              f"{100 * totals[2] / ref:9.1f}% {totals[3]:11.1f}")
     return 0
 
 

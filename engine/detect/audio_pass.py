@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -24,9 +25,16 @@ from engine.jobs import CancelToken
 from engine.storage.store import EventRow
 
 
+class BlockListener(Protocol):
+    """Anything else that hears every decoded block as it passes (the speaker diarizer)."""
+
+    def feed(self, block: np.ndarray) -> None: ...
+
+
 class FeedingBlocks:
-    """Wraps a decoder's block iterator: feeds each block to ``extractor`` (if any), counts samples,
-    times decoding and extraction (seconds), reports progress and checks ``cancel`` before each block.
+    """Wraps a decoder's block iterator: feeds each block to ``extractor`` and ``listener`` (if any),
+    counts samples, times decoding, extraction and the listener (seconds; the listener's thread CPU
+    too), reports progress and checks ``cancel`` before each block.
 
     ``on_progress(seconds_done, seconds_total)`` is called after each block; raises Cancelled when
     ``cancel`` is set.
@@ -41,6 +49,7 @@ class FeedingBlocks:
         on_progress: Callable[[float, float], None],
         cancel: CancelToken,
         extractor: FeatureExtractor | None = None,
+        listener: BlockListener | None = None,
     ) -> None:
         self._blocks = blocks
         self._sr = sr
@@ -51,6 +60,9 @@ class FeedingBlocks:
         self.decode_seconds = 0.0
         self.detect_seconds = 0.0
         self._extractor = extractor
+        self._listener = listener
+        self.listener_seconds = 0.0
+        self.listener_cpu_seconds = 0.0
 
     def __iter__(self) -> Iterator[np.ndarray]:
         while True:
@@ -66,6 +78,11 @@ class FeedingBlocks:
             if self._extractor is not None:
                 self._extractor.feed(block)
                 self.detect_seconds += time.perf_counter() - t1
+            if self._listener is not None:
+                t2, c2 = time.perf_counter(), time.thread_time()
+                self._listener.feed(block)
+                self.listener_seconds += time.perf_counter() - t2
+                self.listener_cpu_seconds += time.thread_time() - c2
             self.samples += block.size
             self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
             yield block

@@ -23,6 +23,8 @@ class DetectorSettings:
         sound for X-duration, in [0, 1].
     sound_model : ``"rules"``, ``"learned"`` (frame features) or ``"audioset"`` (frame features and AudioSet
         scores; the analyzer then runs the AudioSet tagger): what finds music, applause and laughter.
+    speaker_turns : find who speaks when (``engine.speakers``) during ingest.
+    speaker_count : the number of speakers of every recording, or None to estimate it per recording.
     """
 
     vad_aggressiveness: int = config.DEFAULT_VAD_AGGRESSIVENESS
@@ -33,6 +35,8 @@ class DetectorSettings:
     rate_deviation: float = config.DEFAULT_RATE_DEVIATION
     min_word_confidence: float = config.DEFAULT_MIN_WORD_CONFIDENCE
     sound_model: str = config.DEFAULT_SOUND_MODEL
+    speaker_turns: bool = True
+    speaker_count: int | None = None
 
     def __post_init__(self) -> None:
         if self.vad_aggressiveness not in (0, 1, 2, 3):
@@ -45,5 +49,7 @@ class DetectorSettings:
                 raise ParameterError(f"{name} must lie strictly between 0 and 1, got {value}")
         if not 0.0 <= self.min_word_confidence <= 1.0:
             raise ParameterError(f"min_word_confidence must lie in [0, 1], got {self.min_word_confidence}")
+        if self.speaker_count is not None and self.speaker_count < 1:
+            raise ParameterError(f"speaker_count must be at least 1, got {self.speaker_count}")
         if self.sound_model not in config.SOUND_MODELS:
             raise ParameterError(f"sound_model must be one of {', '.join(config.SOUND_MODELS)}, got {self.sound_model!r}")

@@ -18,7 +18,7 @@ from engine.detect.audio_pass import detection_rows
 from engine.detect.events import Detections
 from engine.entities.rows import tag_entities
 from engine.segment.stories import segment_stories
-from engine.storage.store import EntityRow, EventRow, StoryRow
+from engine.storage.store import EntityRow, EventRow, SpeakerTurns, StoryRow
 
 log = logging.getLogger("earshot.ingest")
 
@@ -34,6 +34,7 @@ class Analysis:
     transcribed: list[bool] | None = None
     stories: list[StoryRow] = field(default_factory=list)
     entities: list[EntityRow] = field(default_factory=list)
+    speakers: SpeakerTurns = field(default_factory=SpeakerTurns)
     times: dict[str, float] = field(default_factory=dict)
 
 

@@ -388,4 +388,5 @@ def _as_new_recording(outcome: FileOutcome, info: AudioInfo, transcript: Transcr
         events=transcript.analysis.events,
         stories=transcript.analysis.stories,
         entities=transcript.analysis.entities,
+        speakers=transcript.analysis.speakers,
     )

@@ -77,6 +77,13 @@ def speech_spans(
     return [span for a, b in merged for span in _minus((a, b), holes)]
 
 
+def sound_holes(sounds: Sequence[Event], speech: Sequence[Event], *, types: frozenset[str]) -> list[tuple[float, float]]:
+    """The spans, in seconds and sorted, of the events of ``sounds`` whose type is in ``types``, less the
+    ``speech`` events wholly inside a music event (speech under a music bed is speech)."""
+    kept = [e for e in sounds if e.type in types]
+    return sorted(h for e in kept for h in _minus((e.start, e.end), _under(e, speech)))
+
+
 def _under(sound: Event, speech: Sequence[Event]) -> list[tuple[float, float]]:
     """The speech events wholly inside ``sound`` when it is music, sorted; none for other sounds."""
     if sound.type != "music":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,11 +14,17 @@ from engine.detect.analyzer import analyze as run_detectors
 from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.audio_pass import FeedingBlocks
 from engine.detect.sensitivities import DetectorSettings
+from engine.errors import ModelError
 from engine.ingest.analyze import Analysis, analyze_transcript
 from engine.ingest.language import hear_language
+from engine.ingest.speaker_pass import speaker_stream, speaker_turns
 from engine.ingest.speech_gate import kept_words
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
+from engine.speakers.diarize import SR as SPEAKER_SR
+from engine.speakers.diarize import DiarizationStream
+
+log = logging.getLogger("earshot.ingest")
 
 
 @dataclass
@@ -30,10 +37,13 @@ class StageTimes:
     analyze: float = 0.0
     store: float = 0.0
     language: float = 0.0
+    speakers: float = 0.0
+    #: CPU seconds of the speaker stage's thread (the wall time above counts other programs' turns too).
+    speakers_cpu: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.decode + self.transcribe + self.detect + self.analyze + self.store + self.language
+        return self.decode + self.transcribe + self.detect + self.analyze + self.store + self.language + self.speakers
 
 
 @dataclass
@@ -81,6 +91,7 @@ def transcribe_file(
     heard = hear_language(info, transcriber, spans=None, sr=sr)  # LanguageMismatch: nothing recognised
     times.language = time.perf_counter() - t_language
     extractor = feature_extractor(sr=sr, settings=settings) if analyze else None
+    speakers = _speaker_stream(info.duration) if analyze and settings.speaker_turns and sr == SPEAKER_SR else None
     timed = FeedingBlocks(
         iter_pcm_blocks(info.path, sr=sr),
         sr=sr,
@@ -88,12 +99,14 @@ def transcribe_file(
         on_progress=report,
         cancel=cancel,
         extractor=extractor,
+        listener=speakers,
     )
     t0 = time.perf_counter()
     utterances = list(transcriber.transcribe(timed, sr=sr))
     times.decode = timed.decode_seconds
     times.detect = timed.detect_seconds
-    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.detect_seconds
+    times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds
+    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.detect_seconds - timed.listener_seconds
     analysis = Analysis()
     if extractor is not None:
         t1 = time.perf_counter()
@@ -107,6 +120,12 @@ def transcribe_file(
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine, language=heard.language)
         times.analyze = time.perf_counter() - t2
+        if speakers is not None:
+            t3, c3 = time.perf_counter(), time.thread_time()
+            diarization = speakers.finish(n_speakers=settings.speaker_count)
+            analysis.speakers = speaker_turns(diarization, words, *found, given=settings.speaker_count)
+            times.speakers += time.perf_counter() - t3
+            times.speakers_cpu += time.thread_time() - c3
     words = [w for utt in utterances for w in utt]
     return Transcript(
         words=words,
@@ -119,10 +138,22 @@ def transcribe_file(
     )
 
 
+def _speaker_stream(total_seconds: float) -> DiarizationStream | None:
+    """A diarization stream, or None (logged) when the speaker models are not installed."""
+    try:
+        return speaker_stream(total_seconds)
+    except ModelError as error:
+        log.warning("no speaker turns: %s", error)
+        return None
+
+
 def warm_up(settings: DetectorSettings | None = None, *, engine: str = "whisper", language: str = "en") -> None:
     """Load what the first file would otherwise wait for: the detectors' feature extractor (its
     lazy imports and, with ``sound_model="audioset"``, the tagger) and the story and entity models.
     A worker runs this beside its speech model's load. Raises what those loads raise."""
-    feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=settings or DetectorSettings())
+    settings = settings or DetectorSettings()
+    feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=settings)
+    if settings.speaker_turns:
+        _speaker_stream(0.0)
     words = [Word(0.0, 0.4, 1.0, "the", "The"), Word(0.4, 0.9, 1.0, "council", "council.")]
     analyze_transcript(words, None, engine=engine, language=language)

@@ -56,31 +56,48 @@ class _Local:
     intervals: list[tuple[float, float]]
 
 
-def _windows(blocks: Iterable[np.ndarray]) -> Iterator[tuple[int, np.ndarray, bool]]:
-    """(start sample, 10 s of float32 samples zero-padded, is last) for every window over the stream."""
-    buffer = np.zeros(0, dtype=np.float32)
-    start = 0
-    pending: tuple[int, np.ndarray] | None = None
-    for block in blocks:
+class _Windower:
+    """Cuts a pushed stream of samples into 10 s windows every 5 s (float32, the last zero-padded)."""
+
+    def __init__(self) -> None:
+        self._buffer = np.zeros(0, dtype=np.float32)
+        self._start = 0
+        self._pending: tuple[int, np.ndarray] | None = None
+
+    def push(self, block: np.ndarray) -> list[tuple[int, np.ndarray, bool]]:
+        """The windows complete after ``block`` (int16, or float in [-1, 1]); none is flagged last yet."""
         samples = np.asarray(block)
         if samples.dtype == np.int16:
             samples = samples.astype(np.float32) / 32768.0
-        buffer = np.concatenate([buffer, samples.astype(np.float32, copy=False)])
-        while buffer.size >= WINDOW:
-            if pending is not None:
-                yield pending[0], pending[1], False
-            pending = (start, buffer[:WINDOW].copy())
-            buffer = buffer[STEP:]
-            start += STEP
-    if pending is not None and buffer.size <= WINDOW - STEP:
-        yield pending[0], pending[1], True  # the last full window already reaches the end
-        return
-    if pending is not None:
-        yield pending[0], pending[1], False
-    if buffer.size:
-        window = np.zeros(WINDOW, dtype=np.float32)
-        window[: buffer.size] = buffer
-        yield start, window, True
+        self._buffer = np.concatenate([self._buffer, samples.astype(np.float32, copy=False).ravel()])
+        out = []
+        while self._buffer.size >= WINDOW:
+            if self._pending is not None:
+                out.append((self._pending[0], self._pending[1], False))
+            self._pending = (self._start, self._buffer[:WINDOW].copy())
+            self._buffer = self._buffer[STEP:]
+            self._start += STEP
+        return out
+
+    def close(self) -> list[tuple[int, np.ndarray, bool]]:
+        """The windows left at the end of the stream, the last one flagged."""
+        pending, buffer = self._pending, self._buffer
+        if pending is not None and buffer.size <= WINDOW - STEP:
+            return [(pending[0], pending[1], True)]  # the last full window already reaches the end
+        out = [] if pending is None else [(pending[0], pending[1], False)]
+        if buffer.size:
+            window = np.zeros(WINDOW, dtype=np.float32)
+            window[: buffer.size] = buffer
+            out.append((self._start, window, True))
+        return out
+
+
+def _windows(blocks: Iterable[np.ndarray]) -> Iterator[tuple[int, np.ndarray, bool]]:
+    """(start sample, 10 s of float32 samples zero-padded, is last) for every window over the stream."""
+    windower = _Windower()
+    for block in blocks:
+        yield from windower.push(block)
+    yield from windower.close()
 
 
 def _sample_frames(n_frames: int) -> np.ndarray:
@@ -128,6 +145,10 @@ class Diarizer:
             found.append(_Local(self.embedding.embed(speech), intervals))
         return found
 
+    def stream(self, *, total_seconds: float | None = None, report: JobReport | None = None) -> DiarizationStream:
+        """A stream to :meth:`DiarizationStream.feed` blocks into as they are decoded, then ``finish``."""
+        return DiarizationStream(self, total_seconds=total_seconds, report=report)
+
     def __call__(
         self,
         blocks: Iterable[np.ndarray],
@@ -143,32 +164,69 @@ class Diarizer:
         ``n_speakers`` fixes the number of speakers instead of cutting at ``threshold``.
         Progress is reported in seconds of audio; cancel is checked between window batches.
         """
-        if n_speakers is not None and n_speakers < 1:
-            raise ParameterError(f"n_speakers must be >= 1, got {n_speakers}")
-        report = report or JobReport()
-        total = float(total_seconds or 0.0)
-        locals_: list[_Local] = []
-        batch: list[tuple[int, np.ndarray, bool]] = []
+        check_speaker_count(n_speakers)
+        stream = self.stream(total_seconds=total_seconds, report=report)
+        for block in blocks:
+            stream.feed(block)
+        return stream.finish(n_speakers=n_speakers, threshold=threshold).turns
 
-        def flush() -> None:
-            report.cancel.raise_if_cancelled()
-            windows = np.stack([w for _, w, _ in batch])
-            activity = powerset_to_speakers(self.segmentation(windows))
-            for (start, window, last), act in zip(batch, activity, strict=True):
-                locals_.extend(self._locals(start, window, act, last, first=start == 0))
-            last_start, _, is_last = batch[-1]
-            done = (last_start + (WINDOW if is_last else STEP)) / SR
-            report.progress(total if total and is_last else min(done, total) if total else done, total)
-            batch.clear()
 
+def check_speaker_count(n_speakers: int | None) -> None:
+    """Raise ``ParameterError`` unless ``n_speakers`` is None (estimate it) or at least 1."""
+    if n_speakers is not None and n_speakers < 1:
+        raise ParameterError(f"n_speakers must be >= 1, got {n_speakers}")
+
+
+@dataclass(frozen=True)
+class Diarization:
+    """A recording's speaker turns and each speaker's centroid embedding, shape (speakers, 192), unit length."""
+
+    turns: list[SpeakerTurn]
+    centroids: np.ndarray
+
+
+class DiarizationStream:
+    """One recording's diarization, fed block by block; audio is held one batch of windows at a time."""
+
+    def __init__(self, diarizer: Diarizer, *, total_seconds: float | None = None, report: JobReport | None = None) -> None:
+        self._diarizer = diarizer
+        self._report = report or JobReport()
+        self._total = float(total_seconds or 0.0)
+        self._windower = _Windower()
+        self._batch: list[tuple[int, np.ndarray, bool]] = []
+        self._locals: list[_Local] = []
+
+    def feed(self, block: np.ndarray) -> None:
+        """Take the next 16 kHz mono samples (int16 or float in [-1, 1]); runs the networks per full batch."""
+        for item in self._windower.push(block):
+            self._batch.append(item)
+            if len(self._batch) == config.BATCH_WINDOWS:
+                self._flush()
+
+    def finish(self, *, n_speakers: int | None = None, threshold: float = config.CLUSTER_THRESHOLD) -> Diarization:
+        """The turns of everything fed, clustered at ``threshold`` or into ``n_speakers``."""
+        check_speaker_count(n_speakers)
+        rest = self._batch + self._windower.close()
+        self._batch = []
+        while rest:
+            self._batch, rest = rest[: config.BATCH_WINDOWS], rest[config.BATCH_WINDOWS :]
+            self._flush()
+        return _turns(self._locals, n_speakers=n_speakers, threshold=threshold)
+
+    def _flush(self) -> None:
+        if not self._batch:
+            return
+        report, total, batch = self._report, self._total, self._batch
+        report.cancel.raise_if_cancelled()
         with _blas().limit(limits=1, user_api="blas"):
-            for item in _windows(blocks):
-                batch.append(item)
-                if len(batch) == config.BATCH_WINDOWS:
-                    flush()
-            if batch:
-                flush()
-            return _turns(locals_, n_speakers=n_speakers, threshold=threshold)
+            windows = np.stack([w for _, w, _ in batch])
+            activity = powerset_to_speakers(self._diarizer.segmentation(windows))
+            for (start, window, last), act in zip(batch, activity, strict=True):
+                self._locals.extend(self._diarizer._locals(start, window, act, last, first=start == 0))
+        last_start, _, is_last = batch[-1]
+        done = (last_start + (WINDOW if is_last else STEP)) / SR
+        report.progress(total if total and is_last else min(done, total) if total else done, total)
+        self._batch = []
 
 
 def _blas() -> ThreadpoolController:
@@ -205,12 +263,15 @@ def cluster(embeddings: np.ndarray, weights: np.ndarray, *, n_speakers: int | No
     return np.array([order[c] for c in labels.tolist()], dtype=np.int64)
 
 
-def _turns(locals_: list[_Local], *, n_speakers: int | None, threshold: float) -> list[SpeakerTurn]:
+def _turns(locals_: list[_Local], *, n_speakers: int | None, threshold: float) -> Diarization:
     if not locals_:
-        return []
+        return Diarization([], np.zeros((0, 192), dtype=np.float32))
     embeddings = np.stack([item.embedding for item in locals_])
     weights = np.array([sum(b - a for a, b in item.intervals) for item in locals_])
     labels = cluster(embeddings, weights, n_speakers=n_speakers, threshold=threshold)
+    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-9)
+    centroids = np.stack([unit[labels == k].mean(axis=0) for k in range(int(labels.max()) + 1)])
+    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
     raw = sorted((max(0.0, a), b, int(label)) for item, label in zip(locals_, labels, strict=True) for a, b in item.intervals)
     merged: dict[int, list[list[float]]] = {}
     for start, end, label in raw:
@@ -220,4 +281,4 @@ def _turns(locals_: list[_Local], *, n_speakers: int | None, threshold: float) -
         else:
             spans.append([start, end])
     turns = [SpeakerTurn(a, b, label) for label, spans in merged.items() for a, b in spans]
-    return sorted(turns, key=lambda t: (t.start, t.speaker))
+    return Diarization(sorted(turns, key=lambda t: (t.start, t.speaker)), centroids.astype(np.float32))

@@ -256,6 +256,36 @@ def _story_kind(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE stories ADD COLUMN kind TEXT NOT NULL DEFAULT 'story'")  # story | commercial
 
 
+def _speakers(db: sqlite_utils.Database) -> None:
+    # Who speaks when. ``label`` numbers a recording's speakers from 1 in order of first appearance
+    # (shown "S1"); ``name`` is what the user calls them ("Speaker 1" until renamed). A word's speaker
+    # is stored with the word (NULL: no speaker, e.g. words in music, applause or laughter), so the
+    # rule that chose it runs once, at ingest, and a read is a join.
+    db.execute(
+        """CREATE TABLE speakers (
+            recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+            label INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            seconds REAL NOT NULL,           -- talk time, s
+            centroid BLOB,                   -- float32 unit-length CAM++ embedding, 192 values
+            PRIMARY KEY (recording_id, label)
+        ) WITHOUT ROWID"""
+    )
+    db.execute(
+        """CREATE TABLE turns (
+            id INTEGER PRIMARY KEY,
+            recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+            speaker INTEGER NOT NULL,        -- speakers.label
+            start REAL NOT NULL,
+            end REAL NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX turns_recording ON turns (recording_id, start)")
+    db.execute("ALTER TABLE words ADD COLUMN speaker INTEGER")  # speakers.label, NULL: none
+    # The speaker count the user fixed for this recording; NULL: estimated from the audio.
+    db.execute("ALTER TABLE recordings ADD COLUMN speakers_given INTEGER")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_passage_stats", _passage_stats),
@@ -264,4 +294,5 @@ MIGRATIONS: list[Migration] = [
     ("0005_drop_segments_fts", _drop_segments_fts),
     ("0006_search_terms_version", _search_terms_version),
     ("0007_story_kind", _story_kind),
+    ("0008_speakers", _speakers),
 ]

@@ -89,6 +89,42 @@ class EntityRow:
 
 
 @dataclass(frozen=True)
+class SpeakerRow:
+    """One speaker of a recording: ``label`` (1, 2, ... by first appearance), talk time in seconds,
+    the centroid embedding (float32 bytes, or None) and a name (empty: "Speaker <label>")."""
+
+    label: int
+    seconds: float
+    centroid: bytes | None = None
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    """Speaker ``speaker`` (a :class:`SpeakerRow` label) talks from ``start`` to ``end`` seconds."""
+
+    speaker: int
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class SpeakerTurns:
+    """A recording's speakers, their turns and each word's speaker label (None: no speaker; shape (words,)),
+    and the speaker count the user fixed (None: estimated)."""
+
+    speakers: Sequence[SpeakerRow] = ()
+    turns: Sequence[TurnRow] = ()
+    word_speakers: Sequence[int | None] | None = None
+    given: int | None = None
+
+
+def default_speaker_name(label: int) -> str:
+    """The name a speaker has until renamed: "Speaker 2" for label 2."""
+    return f"Speaker {label}"
+
+
+@dataclass(frozen=True)
 class NewRecording:
     """Everything one finished ingest writes about a recording."""
 
@@ -115,7 +151,7 @@ class NewRecording:
     events: Sequence[EventRow] = ()
     stories: Sequence[StoryRow] = ()
     entities: Sequence[EntityRow] = ()
-
+    speakers: SpeakerTurns = SpeakerTurns()
 
 
 #: Where the stamps of index files last found sound are kept (in the cache folder).
@@ -503,6 +539,7 @@ class Store:
             self._insert_events(rec_id, rec.events)
             self._insert_stories(rec_id, rec.words, rec.stories)
             self._insert_entities(rec_id, rec.words, rec.entities)
+            self._write_speakers(rec_id, len(rec.words), rec.speakers)
             self.conn.executemany(
                 "INSERT INTO segments (recording_id, idx, first_word, last_word, start, end, text)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -537,6 +574,90 @@ class Store:
             ((rec_id, e.type, e.text, e.first_word, e.last_word, words[e.first_word].start, words[e.last_word].end,
               e.score) for e in entities),
         )
+
+    def _write_speakers(self, rec_id: int, n_words: int, found: SpeakerTurns) -> None:
+        labels = {sp.label for sp in found.speakers}
+        if len(labels) != len(found.speakers) or any(label < 1 for label in labels):
+            raise StorageError(f"recording {rec_id}: speaker labels must be distinct and >= 1")
+        if any(t.speaker not in labels for t in found.turns):
+            raise StorageError(f"recording {rec_id}: a turn names a speaker the recording does not have")
+        per_word = found.word_speakers if found.word_speakers is not None else [None] * n_words
+        if len(per_word) != n_words or any(k is not None and k not in labels for k in per_word):
+            raise StorageError(f"recording {rec_id}: {len(per_word)} word speakers for {n_words} words, or an unknown label")
+        self.conn.execute("DELETE FROM speakers WHERE recording_id = ?", [rec_id])
+        self.conn.execute("DELETE FROM turns WHERE recording_id = ?", [rec_id])
+        self.conn.executemany(
+            "INSERT INTO speakers (recording_id, label, name, seconds, centroid) VALUES (?, ?, ?, ?, ?)",
+            ((rec_id, sp.label, db_text(sp.name) or default_speaker_name(sp.label), sp.seconds, sp.centroid)
+             for sp in found.speakers),
+        )
+        self.conn.executemany("INSERT INTO turns (recording_id, speaker, start, end) VALUES (?, ?, ?, ?)",
+                              ((rec_id, t.speaker, t.start, t.end) for t in found.turns))
+        self.conn.executemany("UPDATE words SET speaker = ? WHERE recording_id = ? AND idx = ?",
+                              ((k, rec_id, i) for i, k in enumerate(per_word) if k is not None))
+        self.conn.execute("UPDATE recordings SET speakers_given = ? WHERE id = ?", [found.given, rec_id])
+
+    def replace_speakers(self, rec_id: int, found: SpeakerTurns) -> None:
+        """Swap a recording's speakers, turns and word speakers for ``found`` (names start afresh), in one transaction."""
+        with self.atomic():
+            n_words = int(self.conn.execute("SELECT count(*) FROM words WHERE recording_id = ?", [rec_id]).fetchone()[0])
+            self.conn.execute("UPDATE words SET speaker = NULL WHERE recording_id = ?", [rec_id])
+            self._write_speakers(rec_id, n_words, found)
+
+    def speakers(self, rec_id: int) -> list[dict[str, Any]]:
+        """A recording's speakers by label: label, name, seconds (talk time), turns (count), words (count)."""
+        return [dict(r) for r in self.db.query(
+            "SELECT s.label, s.name, s.seconds,"
+            " (SELECT count(*) FROM turns t WHERE t.recording_id = s.recording_id AND t.speaker = s.label) AS turns,"
+            " (SELECT count(*) FROM words w WHERE w.recording_id = s.recording_id AND w.speaker = s.label) AS words"
+            " FROM speakers s WHERE s.recording_id = ? ORDER BY s.label", [rec_id])]
+
+    def speaker_centroids(self, rec_id: int) -> dict[int, bytes]:
+        """Each speaker's stored centroid embedding (float32 bytes) by label; speakers without one are left out."""
+        return {int(r["label"]): bytes(r["centroid"]) for r in self.db.query(
+            "SELECT label, centroid FROM speakers WHERE recording_id = ? AND centroid IS NOT NULL", [rec_id])}
+
+    def turns(self, rec_id: int) -> list[dict[str, Any]]:
+        """A recording's turns in time order: speaker (label), name, start, end (seconds)."""
+        return [dict(r) for r in self.db.query(
+            "SELECT t.speaker, s.name, t.start, t.end FROM turns t JOIN speakers s"
+            " ON s.recording_id = t.recording_id AND s.label = t.speaker"
+            " WHERE t.recording_id = ? ORDER BY t.start, t.speaker", [rec_id])]
+
+    def speaker_label(self, rec_id: int, ref: str) -> int:
+        """The label of the speaker ``ref`` names: "S2", "2" or its current name (case-insensitive).
+
+        Raises ``NotFoundError`` naming the recording's speakers when none matches.
+        """
+        rows = self.speakers(rec_id)
+        text = ref.strip()
+        number = text[1:] if text[:1] in "sS" and text[1:].isdigit() else text
+        for row in rows:
+            if (number.isdigit() and int(number) == row["label"]) or row["name"].casefold() == text.casefold():
+                return int(row["label"])
+        known = ", ".join(f"S{r['label']} ({r['name']})" for r in rows) or "none: run 'earshot speakers REC --count N'"
+        raise NotFoundError(f"{ref}: no such speaker in recording {rec_id} (speakers: {known})")
+
+    def rename_speaker(self, rec_id: int, label: int, name: str) -> None:
+        """Give speaker ``label`` of a recording the ``name`` (one line of text, not empty)."""
+        clean = " ".join(name.split())
+        if not clean:
+            raise StorageError("a speaker's name cannot be empty")
+        with self.atomic():
+            self.conn.execute("UPDATE speakers SET name = ? WHERE recording_id = ? AND label = ?",
+                              [db_text(clean), rec_id, label])
+
+    def merge_speakers(self, rec_id: int, keep: int, drop: int) -> None:
+        """Make speaker ``drop`` part of speaker ``keep``: turns, words and talk time; ``drop`` is gone."""
+        if keep == drop:
+            raise StorageError(f"S{keep}: cannot merge a speaker with itself")
+        with self.atomic():
+            self.conn.execute("UPDATE turns SET speaker = ? WHERE recording_id = ? AND speaker = ?", [keep, rec_id, drop])
+            self.conn.execute("UPDATE words SET speaker = ? WHERE recording_id = ? AND speaker = ?", [keep, rec_id, drop])
+            self.conn.execute(
+                "UPDATE speakers SET seconds = seconds + (SELECT seconds FROM speakers WHERE recording_id = ?"
+                " AND label = ?) WHERE recording_id = ? AND label = ?", [rec_id, drop, rec_id, keep])
+            self.conn.execute("DELETE FROM speakers WHERE recording_id = ? AND label = ?", [rec_id, drop])
 
     def replace_stories(self, rec_id: int, stories: Sequence[StoryRow]) -> None:
         """Swap a recording's stories (e.g. after re-running segmentation); caller holds atomic()."""
@@ -583,11 +704,12 @@ class Store:
         self.conn.execute("DELETE FROM recordings WHERE id = ?", [rec_id])
 
     def words(self, rec_id: int) -> list[dict[str, Any]]:
-        """Every word of a recording in order; ``display`` is NULL where it equals ``text``."""
+        """Every word of a recording in order; ``display`` is NULL where it equals ``text``;
+        ``speaker`` is the label of its speaker (NULL: none)."""
         return [
             dict(r)
             for r in self.db.query(
-                "SELECT idx, start, end, conf, text, x_duration, transcribed, display FROM words"
+                "SELECT idx, start, end, conf, text, x_duration, transcribed, display, speaker FROM words"
                 " WHERE recording_id = ? ORDER BY idx",
                 [rec_id],
             )
@@ -632,7 +754,8 @@ class Store:
         return [dict(r) for r in self.db.query(sql + " ORDER BY r.name, x.start LIMIT ?", [*params, limit])]
 
     def counts(self) -> dict[str, int]:
-        tables = ("recordings", "words", "segments", "events", "stories", "entities", "passages", "jobs")
+        tables = ("recordings", "words", "segments", "events", "stories", "entities", "speakers", "turns", "passages",
+                  "jobs")
         return {t: int(self.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
 
 
