@@ -1,4 +1,4 @@
-"""Speaker turns through a real ingest: real voices, Whisper, the diarizer, a real index file."""
+"""Speaker turns through a real ingest: real (Italian) voices, Whisper base, the diarizer, a real index file."""
 
 from __future__ import annotations
 
@@ -43,11 +43,11 @@ def two_voices(tmp_path_factory: pytest.TempPathFactory, speaker_files: object) 
 
 
 def test_an_ingested_two_voice_broadcast_has_its_speakers_and_turns(
-    tmp_path: Path, two_voices: tuple[Path, list[Turn]], whisper_model: ModelSpec
+    tmp_path: Path, two_voices: tuple[Path, list[Turn]], whisper_base_model: ModelSpec
 ) -> None:
     wav, truth = two_voices
     db = tmp_path / "lib.sqlite"
-    [outcome] = IngestJob([wav], db_path=db, spec=whisper_model).run()
+    [outcome] = IngestJob([wav], db_path=db, spec=whisper_base_model).run()
     assert outcome.state is JobState.DONE, outcome.message
     assert outcome.times.speakers > 0
     with Store(db) as store:
@@ -65,10 +65,10 @@ def test_an_ingested_two_voice_broadcast_has_its_speakers_and_turns(
         assert store.recording(rid)["speakers_given"] == 1
 
 
-def test_speaker_turns_can_be_switched_off(tmp_path: Path, whisper_model: ModelSpec, speaker_files: object) -> None:
+def test_speaker_turns_can_be_switched_off(tmp_path: Path, whisper_base_model: ModelSpec, speaker_files: object) -> None:
     wav = espeak("The council approved the budget for the new hospital on Monday.", tmp_path / "council.wav")
     db = tmp_path / "lib.sqlite"
-    [outcome] = IngestJob([wav], db_path=db, spec=whisper_model,
+    [outcome] = IngestJob([wav], db_path=db, spec=whisper_base_model,
                           detector_settings=DetectorSettings(speaker_turns=False)).run()
     assert outcome.state is JobState.DONE, outcome.message
     with Store(db) as store:
