@@ -176,6 +176,8 @@ def _run(argv: Sequence[str] | None) -> int:
         log.debug("command failed", exc_info=True)
         print(f"earshot: error: {shown(exc)}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # the reader of standard output went away: main() ends quietly
     except OSError as exc:  # a file a reader did not expect to fail (a name past the system's limit, say)
         log.debug("command failed", exc_info=True)
         print(f"earshot: error: {shown(_file_problem(exc))}", file=sys.stderr)

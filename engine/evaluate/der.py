@@ -27,7 +27,8 @@ from typing import TextIO
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from engine.errors import ParameterError
+from engine.errors import ParameterError, file_access_reason
+from engine.textfile import read_text
 
 COLLAR = 0.25  # seconds each side of a reference boundary
 
@@ -120,8 +121,14 @@ def read_rttm(path: str | Path) -> dict[str, list[Turn]]:
     Raises ``ParameterError`` naming the file and line for a malformed ``SPEAKER`` line.
     """
     path = Path(path)
+    try:
+        text = read_text(path)  # any of the encodings a text file comes in; a device is refused
+    except OSError as exc:
+        raise ParameterError(f"{path}: {file_access_reason(exc, 'read')}") from None
+    except ValueError as exc:
+        raise ParameterError(f"{path}: {exc}") from None
     turns: dict[str, list[Turn]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         if not fields or fields[0] != "SPEAKER":
             continue

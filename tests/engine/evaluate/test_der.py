@@ -86,3 +86,14 @@ def test_a_bad_rttm_line_is_named_by_file_and_line(tmp_path: Path, line: str, re
 def test_a_turn_that_ends_before_it_starts_is_refused() -> None:
     with pytest.raises(ParameterError, match="hypothesis turn"):
         diarization_error([Turn(0, 1, "A")], [Turn(2, 1, "x")])
+
+
+def test_an_rttm_file_in_latin1_is_read_and_a_device_refused(tmp_path) -> None:
+    from engine.errors import ParameterError
+    from engine.evaluate.der import read_rttm
+
+    path = tmp_path / "café.rttm"
+    path.write_bytes("SPEAKER réunion 1 0.00 2.50 <NA> <NA> José <NA> <NA>\n".encode("latin-1"))
+    assert [t.speaker for t in read_rttm(path)["réunion"]] == ["José"]
+    with pytest.raises(ParameterError, match="not a regular file"):
+        read_rttm("/dev/zero")
