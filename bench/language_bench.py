@@ -9,8 +9,8 @@ voice packages (``tools/language_clips.py``: English, Mexican and Colombian Span
 Canadian and metropolitan French, Italian, Russian), joined into clips of ``--seconds``.
 Nothing in the identifier (window length, number of windows, the 0.5 threshold) was
 chosen on them. Each clip goes through the ingest path's language step
-(``engine/ingest/language.py``: the detectors' speech spans, windows spread over them,
-Whisper base's probabilities averaged) and, in the same run:
+(``engine/ingest/language.py``: windows spread over the whole file, each decoded by a seek and
+cut to its speech by Silero's voice-activity filter, Whisper base's probabilities averaged) and, in the same run:
 
 * ``first 30 s``: faster-whisper's own detection with the same model, on the first 30 s
   of the file, no speech detection (what ``transcribe(language=None)`` does);
@@ -71,14 +71,11 @@ def measure(clips: list[Any], *, intro: float) -> list[dict[str, Any]]:
     import numpy as np
     import soundfile as sf
 
-    from engine.asr.language import decide_language, identify_language, read_windows, window_ranges
+    from engine.asr.language import decide_language, identify_language
     from engine.asr.whisper_load import load_whisper_model
-    from engine.audio.decode import iter_pcm_blocks, probe
-    from engine.detect.sensitivities import DetectorSettings
+    from engine.audio.decode import probe
     from engine.errors import LanguageMismatch
-    from engine.ingest.speech_gate import speech_spans
-    from engine.ingest.transcribe import StageTimes, detect_pass
-    from engine.jobs import CancelToken
+    from engine.ingest.language import language_windows
     from models.embedded_base import embedded_whisper_base
 
     base = embedded_whisper_base()
@@ -90,11 +87,7 @@ def measure(clips: list[Any], *, intro: float) -> list[dict[str, Any]]:
         path = clip.path if variant == "as is" else with_intro(clip.path, intro)
         info = probe(path)
         t0 = cpu_seconds()
-        features, found = detect_pass(info, sr=16000, settings=DetectorSettings(), cancel=CancelToken(),
-                                      on_progress=lambda done, total: None, times=StageTimes())
-        spans = speech_spans(*found, duration=features.duration)
-        windows = read_windows(iter_pcm_blocks(info.path, sr=16000), window_ranges(spans), sr=16000)
-        guess = identify_language(model, windows)
+        guess = identify_language(model, language_windows(info, sr=16000))
         ours_cpu = cpu_seconds() - t0
         audio, _sr = sf.read(path, dtype="float32")
         t1 = cpu_seconds()

@@ -16,7 +16,7 @@ so nothing is indexed as invented English.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,26 +134,6 @@ def window_ranges(spans: Sequence[tuple[float, float]], *, window: float = confi
             need, skip = need - take, 0.0
         out.append(pieces)
     return out
-
-
-def read_windows(blocks: Iterator[np.ndarray], windows: Sequence[Sequence[tuple[float, float]]], *,
-                 sr: int) -> list[np.ndarray]:
-    """The audio of each window (float32 in [-1, 1], shape (n,)) read from int16 ``blocks`` in one pass."""
-    wanted = [[(int(a * sr), int(b * sr)) for a, b in pieces] for pieces in windows]
-    parts: list[list[np.ndarray]] = [[] for _ in wanted]
-    last = max((b for pieces in wanted for _a, b in pieces), default=0)
-    at = 0
-    for block in blocks:
-        end = at + block.size
-        for k, pieces in enumerate(wanted):
-            for a, b in pieces:
-                lo, hi = max(a, at), min(b, end)
-                if lo < hi:
-                    parts[k].append(block[lo - at:hi - at])
-        at = end
-        if at >= last:
-            break
-    return [np.concatenate(p).astype(np.float32) / 32768.0 if p else np.zeros(0, np.float32) for p in parts]
 
 
 def decide_language(guess: LanguageGuess, *, own: str, model_name: str, multilingual: bool,

@@ -257,3 +257,47 @@ def decode_all(path: str | os.PathLike[str], *, sr: int = config.TARGET_SAMPLE_R
     """The whole recording as one int16 array of shape (n,). For short files only."""
     blocks = list(iter_pcm_blocks(path, sr=sr))
     return np.concatenate(blocks)
+
+
+def decode_range(path: str | os.PathLike[str], start: float, end: float, *,
+                 sr: int = config.TARGET_SAMPLE_RATE) -> np.ndarray:
+    """The samples of ``path`` from ``start`` to ``end`` seconds as int16 mono at ``sr`` Hz, shape (n,).
+
+    Seeks to ``start`` rather than decoding what lies before it, so a window late in a
+    three-hour file costs what the window costs. The first sample is within one resampler
+    delay (a few ms) of ``start``. A container that cannot seek is read from its start.
+    Past the end of the file the array is shorter, or empty. Raises AudioError as
+    :func:`iter_pcm_blocks` does for a file that cannot be opened or decoded.
+    """
+    if sr <= 0 or not (0.0 <= start <= end):
+        raise ParameterError(f"need sr > 0 and 0 <= start <= end, got sr={sr}, start={start}, end={end}")
+    p = Path(path).absolute()
+    _check_file(p)
+    first, last = round(start * sr), round(end * sr)
+    parts: list[np.ndarray] = []
+    with _open(p) as container:
+        if not container.streams.audio:
+            raise AudioError(p, "no audio track")
+        stream = container.streams.audio[0]
+        try:
+            if start > 0 and stream.time_base is not None:
+                container.seek(int(start / stream.time_base), stream=stream, backward=True)
+        except av.error.FFmpegError:
+            container.seek(0, stream=stream)
+        resampler = av.AudioResampler(format="s16", layout="mono", rate=sr)
+        at: int | None = None  # output sample index of the next resampled sample
+        try:
+            for frame in _decode_frames(p, container, stream):
+                if at is None:
+                    at = round(frame.time * sr) if frame.time is not None else 0
+                for out in resampler.resample(frame):
+                    pcm = out.to_ndarray().reshape(-1)
+                    lo, hi = max(first, at), min(last, at + pcm.size)
+                    if lo < hi:
+                        parts.append(pcm[lo - at:hi - at])
+                    at += pcm.size
+                if at >= last:
+                    break
+        except av.error.FFmpegError as exc:
+            raise AudioError(p, f"corrupt audio data: {_ffmpeg_reason(exc)}") from None
+    return np.concatenate(parts).astype(np.int16, copy=False) if parts else np.zeros(0, np.int16)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from engine import config
 from engine.asr.base import Transcriber
@@ -12,11 +13,10 @@ from engine.asr.language import (
     decide_language,
     identifier_for,
     identify_language,
-    read_windows,
     speech_only,
     window_ranges,
 )
-from engine.audio.decode import AudioInfo, iter_pcm_blocks
+from engine.audio.decode import AudioInfo, decode_range
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,19 @@ class HeardLanguage:
     note: str = ""
 
 
-def hear_language(info: AudioInfo, transcriber: Transcriber, *, spans: Sequence[tuple[float, float]] | None,
-                  sr: int = config.TARGET_SAMPLE_RATE) -> HeardLanguage:
-    """Identify the language of ``info.path`` on its speech ``spans`` (seconds; None: windows spread
-    over the whole file, each cut to its speech by the voice-activity filter).
+def language_windows(info: AudioInfo, *, sr: int = config.TARGET_SAMPLE_RATE) -> list[np.ndarray]:
+    """The speech the identifier hears in ``info.path``: windows spread evenly over the whole file,
+    each decoded on its own (a seek, not a read from the start) and cut to its speech by the
+    voice-activity filter; float32 in [-1, 1], each of shape (n,), n <= window length x ``sr``."""
+    windows = []
+    for pieces in window_ranges([(0.0, info.duration)]):
+        audio = np.concatenate([decode_range(info.path, a, b, sr=sr) for a, b in pieces])
+        windows.append(speech_only(audio.astype(np.float32) / 32768.0))
+    return windows
+
+
+def hear_language(info: AudioInfo, transcriber: Transcriber, *, sr: int = config.TARGET_SAMPLE_RATE) -> HeardLanguage:
+    """Identify the language of ``info.path`` on :func:`language_windows`.
 
     Tells a multilingual transcriber the language to decode in. Raises LanguageMismatch when a
     one-language model would have to transcribe a language it does not know.
@@ -41,9 +50,7 @@ def hear_language(info: AudioInfo, transcriber: Transcriber, *, spans: Sequence[
     if model is None:
         note = "language not identified: the multilingual Whisper base is not installed"
         return HeardLanguage(identifier.own.split("-")[0], LanguageGuess("", 0.0, 0), note)
-    ranges = window_ranges(list(spans) if spans is not None else [(0.0, info.duration)])
-    windows = read_windows(iter_pcm_blocks(info.path, sr=sr), ranges, sr=sr)
-    guess = identify_language(model, [speech_only(w) for w in windows] if spans is None else windows)
+    guess = identify_language(model, language_windows(info, sr=sr))
     decision = decide_language(guess, own=identifier.own, model_name=transcriber.model_name,
                                multilingual=identifier.multilingual, path=info.path)
     if identifier.multilingual:

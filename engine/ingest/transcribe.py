@@ -88,7 +88,7 @@ def transcribe_file(
     # The language first, on windows spread over the file (Whisper's voice-activity filter keeps
     # their speech): a one-language model refuses a file in another before any word is recognised.
     t_language = time.perf_counter()
-    heard = hear_language(info, transcriber, spans=None, sr=sr)  # LanguageMismatch: nothing recognised
+    heard = hear_language(info, transcriber, sr=sr)  # LanguageMismatch: nothing recognised
     times.language = time.perf_counter() - t_language
     extractor = feature_extractor(sr=sr, settings=settings) if analyze else None
     speakers = _speaker_stream(info.duration) if analyze and settings.speaker_turns and sr == SPEAKER_SR else None

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine import config
-from engine.asr.language import LanguageGuess, decide_language, identify_language, read_windows, window_ranges
+from engine.asr.language import LanguageGuess, decide_language, identify_language, window_ranges
 from engine.errors import LanguageMismatch
 
 
@@ -25,14 +25,6 @@ def test_windows_are_spread_over_the_speech_and_cross_gaps() -> None:
 
 def test_no_speech_no_window() -> None:
     assert window_ranges([]) == []
-
-
-def test_read_windows_cuts_the_pieces_from_the_blocks() -> None:
-    samples = np.arange(50, dtype=np.int16)
-    blocks = iter([samples[:17], samples[17:33], samples[33:]])
-    [first, second] = read_windows(blocks, [[(0.0, 0.5)], [(1.5, 2.0), (3.0, 3.5)]], sr=10)
-    assert first.tolist() == pytest.approx((np.arange(5) / 32768.0).tolist())
-    assert (second * 32768).round().astype(int).tolist() == [15, 16, 17, 18, 19, 30, 31, 32, 33, 34]
 
 
 class _Scripted:
