@@ -13,6 +13,9 @@ from dataclasses import dataclass
 CHIP_TEXT = "#000000"
 #: Low-confidence text on an entity chip.
 CHIP_LOW_CONFIDENCE = "#4a4a4a"
+#: Speaker turns on the timeline, by label (1 takes the first): light chips, so names on them are drawn
+#: in ``CHIP_TEXT`` and the bars stand out from both the light and the dark base.
+SPEAKER_CHIPS = ("#90caf9", "#ffcc80", "#a5d6a7", "#ce93d8", "#80deea", "#f48fb1", "#e6ee9c", "#bcaaa4")
 #: Backgrounds the shades are checked against: a white base and the darkest common dark base.
 LIGHT_BASE = "#ffffff"
 DARK_BASE = "#353535"
@@ -73,3 +76,8 @@ def contrast(a: str, b: str) -> float:
     """WCAG contrast ratio of two ``#rrggbb`` colours, 1 to 21."""
     la, lb = sorted((luminance(a), luminance(b)), reverse=True)
     return (la + 0.05) / (lb + 0.05)
+
+
+def speaker_chip(label: int) -> str:
+    """The chip colour of speaker ``label`` (1, 2, ...); colours repeat after ``len(SPEAKER_CHIPS)`` speakers."""
+    return SPEAKER_CHIPS[(max(label, 1) - 1) % len(SPEAKER_CHIPS)]

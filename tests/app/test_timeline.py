@@ -26,7 +26,8 @@ def test_waveform_and_lanes(make_window, qtbot, library: Path, broadcast) -> Non
     assert lanes["Stories"] == 2
     assert lanes["Music"] == sum(1 for e in broadcast.truth.events if e.type == "music")
     assert lanes["Entities"] == 6
-    assert list(lanes) == ["Stories", "Applause", "Laughter", "Audience", "Music", "Speech rate", "Untranscribed", "Entities"]
+    assert list(lanes) == ["Stories", "Speakers", "Applause", "Laughter", "Audience", "Music", "Speech rate",
+                           "Untranscribed", "Entities"]
     # Speech is louder than the music beds between the stories.
     story = broadcast.truth.stories[0]
     loud = np.abs(canvas.envelope[int(story.start * BINS_PER_SECOND): int(story.end * BINS_PER_SECOND)]).max()
