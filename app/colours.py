@@ -13,9 +13,9 @@ from dataclasses import dataclass
 CHIP_TEXT = "#000000"
 #: Low-confidence text on an entity chip.
 CHIP_LOW_CONFIDENCE = "#4a4a4a"
-#: Speaker turns on the timeline, by label (1 takes the first): light chips, so names on them are drawn
+#: Speaker turns on the timeline, by label (1 takes the first): mid-tone chips, so names on them are drawn
 #: in ``CHIP_TEXT`` and the bars stand out from both the light and the dark base.
-SPEAKER_CHIPS = ("#90caf9", "#ffcc80", "#a5d6a7", "#ce93d8", "#80deea", "#f48fb1", "#e6ee9c", "#bcaaa4")
+SPEAKER_CHIPS = ("#64b5f6", "#ffb74d", "#81c784", "#ba68c8", "#4dd0e1", "#f06292", "#90a4ae", "#a1887f")
 #: Backgrounds the shades are checked against: a white base and the darkest common dark base.
 LIGHT_BASE = "#ffffff"
 DARK_BASE = "#353535"

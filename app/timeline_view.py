@@ -30,6 +30,8 @@ LANE_HEIGHT = 15
 UNTRANSCRIBED_LANE = "Untranscribed"
 #: Who speaks when: one bar per turn, coloured per speaker (app.colours.SPEAKER_CHIPS).
 SPEAKERS_LANE = "Speakers"
+#: Lanes every recording shows (lanes_of keeps empty ones): the canvas is at least tall enough for all of them.
+LANE_COUNT = 9
 #: Shortest view, seconds (zoomed all the way in).
 MIN_SPAN = 2.0
 _STORY_COLOURS = (QColor("#cfd8dc"), QColor("#b0bec5"))
@@ -76,7 +78,7 @@ class TimelineCanvas(QWidget):
         self.envelope: np.ndarray | None = None
         self.lanes: list[Lane] = []
         self._drag_from: tuple[float, float] | None = None
-        self.setMinimumHeight(RULER_HEIGHT + WAVE_HEIGHT + 7 * LANE_HEIGHT + 6)
+        self.setMinimumHeight(RULER_HEIGHT + WAVE_HEIGHT + LANE_COUNT * LANE_HEIGHT + 6)
 
     # -- state ------------------------------------------------------------------------------
 
@@ -197,7 +199,8 @@ class TimelineCanvas(QWidget):
             p.fillRect(rect, _span_colour(span, n))
             if span.kind in ("story", "commercial", "speaker") and rect.width() > 40:
                 p.setPen(QColor(colours.CHIP_TEXT))  # story and speaker chips are light in both palettes
-                p.drawText(rect.adjusted(3, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, span.label)
+                label = p.fontMetrics().elidedText(span.label, Qt.TextElideMode.ElideRight, int(rect.width()) - 6)
+                p.drawText(rect.adjusted(3, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, label)
 
     # -- input ------------------------------------------------------------------------------
 
