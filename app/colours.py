@@ -13,6 +13,9 @@ from dataclasses import dataclass
 CHIP_TEXT = "#000000"
 #: Low-confidence text on an entity chip.
 CHIP_LOW_CONFIDENCE = "#4a4a4a"
+#: Speaker turns on the timeline, by label (1 takes the first): mid-tone chips, so names on them are drawn
+#: in ``CHIP_TEXT`` and the bars stand out from both the light and the dark base.
+SPEAKER_CHIPS = ("#64b5f6", "#ffb74d", "#81c784", "#ba68c8", "#4dd0e1", "#f06292", "#90a4ae", "#a1887f")
 #: Backgrounds the shades are checked against: a white base and the darkest common dark base.
 LIGHT_BASE = "#ffffff"
 DARK_BASE = "#353535"
@@ -73,3 +76,8 @@ def contrast(a: str, b: str) -> float:
     """WCAG contrast ratio of two ``#rrggbb`` colours, 1 to 21."""
     la, lb = sorted((luminance(a), luminance(b)), reverse=True)
     return (la + 0.05) / (lb + 0.05)
+
+
+def speaker_chip(label: int) -> str:
+    """The chip colour of speaker ``label`` (1, 2, ...); colours repeat after ``len(SPEAKER_CHIPS)`` speakers."""
+    return SPEAKER_CHIPS[(max(label, 1) - 1) % len(SPEAKER_CHIPS)]

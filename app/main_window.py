@@ -188,6 +188,7 @@ class MainWindow(QMainWindow):
         self.ingest.busy_changed.connect(self._busy_changed)
         self.view.message.connect(self.show_message)
         self.view.audio_attached.connect(lambda _rec_id: self.refresh())
+        self.view.speakers_changed.connect(lambda _rec_id: self._speakers_changed())
         self.player.error.connect(self.show_message)
 
     def _make_menus(self) -> dict[str, list[QAction]]:
@@ -250,6 +251,11 @@ class MainWindow(QMainWindow):
         fit_inside_screen(self)
 
     # -- the library ------------------------------------------------------------------------
+
+    def _speakers_changed(self) -> None:
+        """A speaker was renamed or merged: the speaker filter's names and the results shown may have changed."""
+        self.search_panel.refresh_filters(self.reader)
+        self.search_panel.search_now()
 
     def refresh(self) -> None:
         if self._closed:

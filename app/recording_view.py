@@ -1,7 +1,9 @@
 """The middle of the window: timeline over transcript over the player bar, for the recording that is open.
 
-Loading a recording (its words, stories, events, entities; then its waveform)
-runs as pool tasks; answers for a recording that is no longer open are dropped.
+Loading a recording (its words, stories, events, entities, speakers; then its waveform)
+runs as pool tasks; answers for a recording that is no longer open are dropped. A right click
+on a speaker's turn (timeline) or words (transcript) offers to rename or merge the speaker;
+the change is written by a pool task and the recording is read again.
 """
 
 from __future__ import annotations
@@ -9,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QInputDialog, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from app import dialogs
 from app.player import Player
@@ -34,6 +36,7 @@ class RecordingView(QWidget):
     opened = Signal(int)  # recording id, once its transcript is shown
     message = Signal(str)  # for the status bar
     audio_attached = Signal(int)  # the new recording id of a transcript that was given its audio
+    speakers_changed = Signal(int)  # recording id, after a speaker was renamed or merged (and it was read again)
 
     def __init__(self, pool: TaskPool, player: Player, settings: AppSettings, db_path: Callable[[], Path]) -> None:
         super().__init__()
@@ -64,6 +67,8 @@ class RecordingView(QWidget):
         self.player_bar.attach_requested.connect(lambda: self.attach_audio())
         self.transcript.seek_requested.connect(self.play_at)
         self.timeline.canvas.seek_requested.connect(self.play_at)
+        self.timeline.canvas.speaker_menu_requested.connect(self._show_speaker_menu)
+        self.transcript.text.menu_for_word.connect(self._add_speaker_actions)
         player.position_changed.connect(self._follow)
 
     # -- opening ----------------------------------------------------------------------------
@@ -80,6 +85,9 @@ class RecordingView(QWidget):
         self.recording_id = recording_id
         if self._wave_task is not None:
             self._wave_task.cancel()
+        self._load(recording_id)
+
+    def _load(self, recording_id: int) -> None:
         db_path = self._db_path()
 
         def load(report: object) -> tuple[RecordingDetail, TranscriptLayout]:
@@ -136,6 +144,83 @@ class RecordingView(QWidget):
         if recording_id == self.recording_id:
             self.timeline.show_envelope(envelope, message)  # type: ignore[arg-type]
 
+    # -- speakers ---------------------------------------------------------------------------
+
+    def speaker_name(self, label: int) -> str:
+        """The open recording's name for speaker ``label`` ("" when it has none)."""
+        rows = self.detail.speakers if self.detail is not None else []
+        return next((str(sp["name"]) for sp in rows if int(sp["label"]) == label), "")
+
+    def speaker_menu(self, label: int, parent: QWidget | None = None) -> QMenu:
+        """"Rename <name>…" and "Merge <name> into ▸ <other speakers>" for speaker ``label``."""
+        menu = QMenu(parent or self)
+        self._add_speaker_actions(menu, label, with_word=False)
+        return menu
+
+    def _add_speaker_actions(self, menu: QMenu, label: int, *, with_word: bool = True) -> None:
+        """Add the speaker actions to ``menu``; with ``with_word`` ``label`` is a word index (transcript menu)."""
+        if with_word:
+            words = self.detail.words if self.detail is not None else []
+            label = int(words[label].get("speaker") or 0) if 0 <= label < len(words) else 0
+        name = self.speaker_name(label)
+        if not name:
+            return
+        if not menu.isEmpty():
+            menu.addSeparator()
+        menu.addAction(f"Rename “{name}”…", lambda: self.rename_speaker(label))
+        others = [sp for sp in (self.detail.speakers if self.detail else []) if int(sp["label"]) != label]
+        merge = menu.addMenu(f"Merge “{name}” into")
+        merge.setEnabled(bool(others))
+        for sp in others:
+            merge.addAction(str(sp["name"]), self._merge_into(int(sp["label"]), label))
+
+    def _merge_into(self, keep: int, drop: int) -> Callable[[], None]:
+        return lambda: self.merge_speakers(keep, drop)
+
+    def _show_speaker_menu(self, label: int, where: QPoint) -> None:
+        if self.speaker_name(label):
+            self.speaker_menu(label).exec(where)
+
+    def rename_speaker(self, label: int) -> None:
+        """Ask for a new name for speaker ``label`` of the open recording and store it."""
+        old = self.speaker_name(label)
+        if self.detail is None or not old:
+            return
+        dialog = QInputDialog(self)
+        dialog.setObjectName("rename_speaker")
+        dialog.setWindowTitle("Rename speaker")
+        dialog.setLabelText(f"A name for “{old}” (S{label}), shown in the transcript, the timeline and search:")
+        dialog.setTextValue(old)
+        if not dialog.exec():
+            return
+        name, rec_id = dialog.textValue(), int(self.detail.recording["id"])
+        self._change_speakers(lambda store: store.rename_speaker(rec_id, label, name),
+                              f"rename speaker {old}", f"Renamed {old} to {' '.join(name.split())}")
+
+    def merge_speakers(self, keep: int, drop: int) -> None:
+        """Make speaker ``drop`` of the open recording part of speaker ``keep`` (one person found as two)."""
+        if self.detail is None:
+            return
+        rec_id, kept, gone = int(self.detail.recording["id"]), self.speaker_name(keep), self.speaker_name(drop)
+        self._change_speakers(lambda store: store.merge_speakers(rec_id, keep, drop),
+                              f"merge speaker {gone} into {kept}", f"Merged {gone} into {kept}")
+
+    def _change_speakers(self, change: Callable[[Store], None], name: str, done: str) -> None:
+        """Write a speaker change on the pool, then read the recording again and say ``done``."""
+        rec_id, db_path = self.recording_id, self._db_path()
+
+        def run(report: object) -> None:
+            with Store(db_path) as store:
+                change(store)
+
+        def written(_: object) -> None:
+            self.message.emit(done)
+            if rec_id is not None and rec_id == self.recording_id:
+                self._load(rec_id)
+                self.speakers_changed.emit(rec_id)
+
+        self._pool.submit(run, name, finished=written, failed=self.message.emit)
+
     # -- playback ---------------------------------------------------------------------------
 
     def play_at(self, seconds: float) -> None:
@@ -190,7 +275,8 @@ class RecordingView(QWidget):
         if self.detail is None:
             return ""
         d = self.detail
-        return export_transcript(fmt, d.recording, d.words, d.segments)
+        turns = [{"speaker": t.speaker, "start": t.start, "end": t.end} for t in d.turns]
+        return export_transcript(fmt, d.recording, d.words, d.segments, speakers=d.speakers, turns=turns)
 
     def export_to(self, fmt: str, path: str) -> None:
         if self.detail is None:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QLineEdit,
     QListView,
@@ -65,7 +65,8 @@ class SearchResultsModel(RowTableModel):
         if role == Qt.ItemDataRole.AccessibleTextRole:
             plain = re.sub(r"<[^>]+>", "", hit.snippet)
             around = _events_around(hit)
-            return f"{Path(hit.recording).stem}, {clock(hit.hot_spot)}: {html.unescape(plain)}" + (
+            said = f", {hit.speaker}" if hit.speaker else ""
+            return f"{Path(hit.recording).stem}, {clock(hit.hot_spot)}{said}: {html.unescape(plain)}" + (
                 f" ({around})" if around else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{hit.recording}\nplays from {clock(hit.hot_spot)} (passage {clock(hit.start)}–{clock(hit.end)})"
@@ -76,6 +77,8 @@ def _snippet_html(hit: SearchHit) -> str:
     """A hit as a snippet: the recording and the time it plays from, the passage with its matches in bold,
     then the notable events around it (muted: the delegate colours ``MUTED_CLASS``)."""
     head = f'<b>{html.escape(Path(hit.recording).stem)}</b> <span class="{MUTED_CLASS}">· {clock(hit.hot_spot)}</span>'
+    if hit.speaker:
+        head += f' <span class="{MUTED_CLASS}">·</span> {html.escape(hit.speaker)}'
     around = _events_around(hit)
     tail = f'<br><span class="{MUTED_CLASS}">{html.escape(around)}</span>' if around else ""
     return f"{head}<br>{hit.snippet}{tail}"
@@ -112,7 +115,8 @@ class SearchPanel(QWidget):
         assert entity_edit is not None  # an editable combo box has one
         entity_edit.setPlaceholderText("Any entity")
         self.recording_filter = _combo("In recording", "All recordings")
-        for combo in (self.event_filter, self.entity_filter, self.recording_filter):
+        self.speaker_filter = _combo("Spoken by", "Any speaker")
+        for combo in (self.event_filter, self.entity_filter, self.recording_filter, self.speaker_filter):
             combo.currentIndexChanged.connect(self._typed)
         entity_edit.editingFinished.connect(self._typed)
 
@@ -144,9 +148,11 @@ class SearchPanel(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
         self._timer.timeout.connect(self.search_now)
 
-        filters = QHBoxLayout()
-        for combo in (self.event_filter, self.entity_filter, self.recording_filter):
-            filters.addWidget(combo, 1)
+        # Two rows of two: four side by side did not fit a narrow search column.
+        filters = QGridLayout()
+        filters.setContentsMargins(0, 0, 0, 0)
+        for k, combo in enumerate((self.event_filter, self.entity_filter, self.recording_filter, self.speaker_filter)):
+            filters.addWidget(combo, k // 2, k % 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.query)
@@ -157,7 +163,8 @@ class SearchPanel(QWidget):
         self.setTabOrder(self.query, self.event_filter)
         self.setTabOrder(self.event_filter, self.entity_filter)
         self.setTabOrder(self.entity_filter, self.recording_filter)
-        self.setTabOrder(self.recording_filter, self.results)
+        self.setTabOrder(self.recording_filter, self.speaker_filter)
+        self.setTabOrder(self.speaker_filter, self.results)
 
     # -- filters ----------------------------------------------------------------------------
 
@@ -166,6 +173,7 @@ class SearchPanel(QWidget):
         _refill(self.event_filter, [(t, t) for t in reader.event_types()])
         _refill(self.entity_filter, [(n, n) for n in reader.entity_names()])
         _refill(self.recording_filter, [(name, rec_id) for rec_id, name in reader.recordings_brief()])
+        _refill(self.speaker_filter, [(name, name) for name in reader.speaker_names()])
 
     def filters(self) -> SearchFilters:
         entity = self.entity_filter.currentText().strip()
@@ -173,6 +181,7 @@ class SearchPanel(QWidget):
             event_type=self.event_filter.currentData(),
             entity=entity if entity and entity != "Any entity" else None,
             recording_id=self.recording_filter.currentData(),
+            speaker=self.speaker_filter.currentData(),
         )
 
     # -- searching --------------------------------------------------------------------------
@@ -256,7 +265,8 @@ class SearchPanel(QWidget):
         """The filters that narrow the search, as words ("near applause, mentioning Leeds"), or ""."""
         f = self.filters()
         parts = [f"near {f.event_type}" if f.event_type else "", f"mentioning {f.entity}" if f.entity else "",
-                 f"in {self.recording_filter.currentText()}" if f.recording_id is not None else ""]
+                 f"in {self.recording_filter.currentText()}" if f.recording_id is not None else "",
+                 f"spoken by {f.speaker}" if f.speaker else ""]
         return ", ".join(p for p in parts if p)
 
     def _suggest(self, query: str) -> None:

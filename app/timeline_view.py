@@ -1,6 +1,7 @@
-"""The timeline: waveform overview and lanes (stories, events, speech rate, X-duration, entities).
+"""The timeline: waveform overview and lanes (stories, speakers, events, speech rate, X-duration, entities).
 
-Click to seek (a click on a story, event or entity plays it from its start); the wheel pans,
+Click to seek (a click on a story, speaker turn, event or entity plays it from its start; a right
+click on a speaker turn offers to rename or merge the speaker); the wheel pans,
 Ctrl+wheel (or +/-) zooms around the pointer, a drag with the middle button or Shift pans; the
 scroll bar below shows the view.
 """
@@ -27,6 +28,10 @@ WAVE_HEIGHT = 64
 LANE_HEIGHT = 15
 #: The lane of X-duration (sound before a word that the recogniser did not transcribe), in words a user reads.
 UNTRANSCRIBED_LANE = "Untranscribed"
+#: Who speaks when: one bar per turn, coloured per speaker (app.colours.SPEAKER_CHIPS).
+SPEAKERS_LANE = "Speakers"
+#: Lanes every recording shows (lanes_of keeps empty ones): the canvas is at least tall enough for all of them.
+LANE_COUNT = 9
 #: Shortest view, seconds (zoomed all the way in).
 MIN_SPAN = 2.0
 _STORY_COLOURS = (QColor("#cfd8dc"), QColor("#b0bec5"))
@@ -45,7 +50,7 @@ def lanes_of(detail: RecordingDetail) -> list[Lane]:
     by_type: dict[str, list[Span]] = {}
     for e in detail.events:
         by_type.setdefault(e.kind, []).append(e)
-    lanes = [Lane("Stories", tuple(detail.stories))]
+    lanes = [Lane("Stories", tuple(detail.stories)), Lane(SPEAKERS_LANE, tuple(detail.turns))]
     lanes += [Lane(t.capitalize(), tuple(by_type.get(t, ()))) for t in EVENT_LANES]
     lanes.append(Lane("Speech rate", tuple(s for t in RATE_TYPES for s in by_type.get(t, ()))))
     lanes.append(Lane(UNTRANSCRIBED_LANE, tuple(detail.x_durations)))
@@ -58,6 +63,7 @@ class TimelineCanvas(QWidget):
 
     seek_requested = Signal(float)
     view_changed = Signal()
+    speaker_menu_requested = Signal(int, QPoint)  # speaker label, global position of a right click on its turn
 
     def __init__(self) -> None:
         super().__init__()
@@ -72,7 +78,7 @@ class TimelineCanvas(QWidget):
         self.envelope: np.ndarray | None = None
         self.lanes: list[Lane] = []
         self._drag_from: tuple[float, float] | None = None
-        self.setMinimumHeight(RULER_HEIGHT + WAVE_HEIGHT + 7 * LANE_HEIGHT + 6)
+        self.setMinimumHeight(RULER_HEIGHT + WAVE_HEIGHT + LANE_COUNT * LANE_HEIGHT + 6)
 
     # -- state ------------------------------------------------------------------------------
 
@@ -191,9 +197,10 @@ class TimelineCanvas(QWidget):
             x0, x1 = max(self.x_of(span.start), LABEL_WIDTH), self.x_of(span.end)
             rect = QRectF(x0, top + 2, max(2.0, x1 - x0), LANE_HEIGHT - 4)
             p.fillRect(rect, _span_colour(span, n))
-            if span.kind in ("story", "commercial") and rect.width() > 40:
-                p.setPen(QColor(colours.CHIP_TEXT))  # story chips are light in both palettes
-                p.drawText(rect.adjusted(3, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, span.label)
+            if span.kind in ("story", "commercial", "speaker") and rect.width() > 40:
+                p.setPen(QColor(colours.CHIP_TEXT))  # story and speaker chips are light in both palettes
+                label = p.fontMetrics().elidedText(span.label, Qt.TextElideMode.ElideRight, int(rect.width()) - 6)
+                p.drawText(rect.adjusted(3, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, label)
 
     # -- input ------------------------------------------------------------------------------
 
@@ -205,6 +212,10 @@ class TimelineCanvas(QWidget):
         elif event.button() == Qt.MouseButton.LeftButton and x >= LABEL_WIDTH:
             item = self.span_at(x, int(event.position().y()))
             self.seek_requested.emit(item.start if item is not None else self.time_at(x))
+        elif event.button() == Qt.MouseButton.RightButton and x >= LABEL_WIDTH:
+            item = self.span_at(x, int(event.position().y()))
+            if item is not None and item.kind == "speaker":
+                self.speaker_menu_requested.emit(item.speaker, event.globalPosition().toPoint())
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         x = event.position().x()
@@ -300,6 +311,8 @@ def _span_colour(span: Span, n: int) -> QColor:
         return _STORY_COLOURS[n % 2]
     if span.kind == "commercial":
         return _COMMERCIAL_COLOUR
+    if span.kind == "speaker":
+        return QColor(colours.speaker_chip(span.speaker))
     if span.kind in EVENT_COLOURS:
         return QColor(EVENT_COLOURS[span.kind])
     if span.kind == "x_duration":

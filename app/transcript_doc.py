@@ -7,7 +7,8 @@ fill its document a few paragraphs at a time (an hours-long transcript never
 blocks the UI) and map clicks and playback times to words without searching.
 
 Words are shaded by recognition confidence, entity mentions sit on a background
-coloured by type, events appear as inline markers.
+coloured by type, events appear as inline markers. Paragraphs also break where the
+speaker changes and then start with the speaker's name in bold ("Mayor Ruiz:").
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Paragraph:
     html : its inline rich text (no block tags).
     heading : a story heading (no words of its own).
     first_word : index of the word a click on its time or heading plays from.
+    speaker : label of the speaker whose turn it starts (its name leads it), 0 for none.
     offsets : position of each of its words inside the block, ascending; word ``first_word + k`` is at ``offsets[k]``.
     lengths : characters of each of its words.
     """
@@ -50,6 +52,7 @@ class Paragraph:
     html: str
     heading: bool = False
     first_word: int = 0
+    speaker: int = 0
     offsets: list[int] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
 
@@ -89,6 +92,8 @@ def build_transcript(detail: RecordingDetail) -> TranscriptLayout:
     segment_starts = {int(s["first_word"]) for s in detail.segments}
     entity_of = _entity_per_word(detail.entities, len(words))
     events = sorted((e for e in detail.events if e.kind in NOTABLE_EVENTS), key=lambda e: e.start)
+    names = {int(sp["label"]): str(sp["name"]) for sp in detail.speakers}
+    speaker = 0  # the speaker of the turn so far
     paragraphs: list[Paragraph] = []
     place: list[tuple[int, int]] = []
     lengths: list[int] = []
@@ -97,15 +102,22 @@ def build_transcript(detail: RecordingDetail) -> TranscriptLayout:
     e = 0
     for i, w in enumerate(words):
         story = story_at.get(i)
-        if story is not None or i in segment_starts or not paragraphs:
+        turn = int(w.get("speaker") or 0) if int(w.get("speaker") or 0) in names else 0
+        new_turn = turn != 0 and turn != speaker
+        speaker = turn or speaker
+        if story is not None or i in segment_starts or new_turn or not paragraphs:
             if parts:
                 paragraphs[-1].html = "".join(parts)
             if story is not None:
                 heading = f"{story.label} · {clock(story.start)}"
                 paragraphs.append(Paragraph(html.escape(heading), heading=True, first_word=i))
             stamp = clock(w["start"]) + _NBSP + _NBSP
-            paragraphs.append(Paragraph("", first_word=i))
+            paragraphs.append(Paragraph("", first_word=i, speaker=speaker if new_turn else 0))
             parts, pos = [f'<span style="color:{shades.timestamp}">{stamp}</span>'], len(stamp)
+            if new_turn:
+                lead = f"{names[turn]}:{_NBSP}"
+                parts.append(f"<b>{html.escape(lead)}</b>")
+                pos += len(lead)
         elif not continues(w.get("display") or w["text"]):  # legacy pieces ("U" ".S.") join up
             parts.append(" ")
             pos += 1

@@ -11,7 +11,7 @@ import html
 import time
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QMouseEvent, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
 from app import colours
@@ -34,6 +34,7 @@ class TranscriptText(QTextEdit):
     """Read-only rich text that knows which word is where."""
 
     word_clicked = Signal(int)  # word index
+    menu_for_word = Signal(object, int)  # the context menu about to show (QMenu), the word under the pointer
     filled = Signal()  # every paragraph is in the document
 
     def __init__(self) -> None:
@@ -215,6 +216,15 @@ class TranscriptText(QTextEdit):
             bar.setValue(bar.value() + rect.top() - view.height() // 3)
 
     # -- clicks -----------------------------------------------------------------------------
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """The standard menu (copy, select all) and what ``menu_for_word`` listeners add for the word under it."""
+        menu = self.createStandardContextMenu(event.pos())
+        index = self.word_at(self.cursorForPosition(event.pos()).position())
+        if index is not None:
+            self.menu_for_word.emit(menu, index)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self._press = event.position().toPoint()

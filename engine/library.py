@@ -71,15 +71,18 @@ class Span:
     label: str = ""
     first_word: int = -1
     last_word: int = -1
+    speaker: int = 0  # a speaker turn's label (1, 2, ...); 0 for everything else
 
 
 @dataclass(frozen=True)
 class SearchFilters:
-    """Narrow a search: only hits near an event of this type, mentioning this entity, or in this recording."""
+    """Narrow a search: only hits near an event of this type, mentioning this entity, in this recording,
+    or where a speaker of this name talks."""
 
     event_type: str | None = None
     entity: str | None = None
     recording_id: int | None = None
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class SearchHit:
     events: tuple[Span, ...] = field(default_factory=tuple)
     #: The matched words: (word index, start seconds), in order.
     matched: tuple[tuple[int, float], ...] = ()
+    #: The name of the passage's first speaker ("" for none).
+    speaker: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,10 @@ class RecordingDetail:
     entities: list[Span]
     events: list[Span]
     x_durations: list[Span]
+    #: label, name, seconds, turns, words per speaker (Store.speakers); empty for a recording without turns.
+    speakers: list[dict[str, Any]] = field(default_factory=list)
+    #: Speaker turns in time order: kind "speaker", label the speaker's name, ``speaker`` its label.
+    turns: list[Span] = field(default_factory=list)
 
 
 class LibraryReader:
@@ -171,6 +180,9 @@ class LibraryReader:
             entities=self.entities(recording_id),
             events=self.events(recording_id, words),
             x_durations=self.x_durations(words),
+            speakers=self.store.speakers(recording_id),
+            turns=[Span(float(t["start"]), float(t["end"]), "speaker", str(t["name"]), speaker=int(t["speaker"]))
+                   for t in self.store.turns(recording_id)],
         )
 
     def stories(self, recording_id: int) -> list[Span]:
@@ -209,20 +221,38 @@ class LibraryReader:
         """The most mentioned entity names, most frequent first."""
         return self.store.entity_names(limit)
 
+    def speaker_names(self, limit: int = 500) -> list[str]:
+        """The library's speaker names, most talk time first."""
+        return self.store.speaker_names(limit)
+
     def search(self, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 50,
                prefix: bool = False) -> list[SearchHit]:
         """The hot-spot passages that answer ``query``, best first (:func:`engine.search.search`);
-        each plays from its first matched word less a short lead-in."""
+        each plays from its first matched word less a short lead-in.
+
+        A query that is a speaker's name (case-insensitive, as typed) lists that speaker's turns first
+        (as :meth:`browse` with the speaker filter), then the passages where the name is said.
+        """
         wanted = engine_search.SearchFilters(
             event_types=(filters.event_type,) if filters.event_type else (), entity=filters.entity,
-            recordings=(filters.recording_id,) if filters.recording_id is not None else (),
+            recordings=(filters.recording_id,) if filters.recording_id is not None else (), speaker=filters.speaker,
         )
-        return [
+        turns = self._speaker_turns(query, filters, limit)
+        hits = turns + [
             SearchHit(h.recording_id, h.name, h.path, h.start, h.end, h.play_from, _snippet_html(h.snippet), h.score,
                       tuple(Span(e.start, e.end, e.type, e.type) for e in h.events),
-                      tuple((m.word, m.start) for m in h.matches))
+                      tuple((m.word, m.start) for m in h.matches),
+                      self.store.speaker_name_of_words(h.recording_id, h.first_word, h.last_word))
             for h in engine_search.search(self.store, query, limit=limit, filters=wanted, prefix=prefix)
         ]
+        return hits[:limit]
+
+    def _speaker_turns(self, query: str, filters: SearchFilters, limit: int) -> list[SearchHit]:
+        """The turns of the speaker ``query`` names, when it names one and no other speaker filter is set."""
+        name = " ".join(query.split())
+        if not name or filters.speaker or name.casefold() not in {n.casefold() for n in self.store.speaker_names()}:
+            return []
+        return self.browse(SearchFilters(filters.event_type, filters.entity, filters.recording_id, name), limit=limit)
 
     def browse(self, filters: SearchFilters, *, limit: int = 50) -> list[SearchHit]:
         """What the filters alone pick out, without a query: an entity's mentions (near the event type, if
@@ -230,7 +260,7 @@ class LibraryReader:
         from its start; its snippet is the words around it, the entity's or story's opening words in bold.
         """
         rows = self.store.filtered_spans(event_type=filters.event_type, entity=filters.entity,
-                                         recording_id=filters.recording_id, limit=limit)
+                                         recording_id=filters.recording_id, speaker=filters.speaker, limit=limit)
         words: dict[int, list[dict[str, Any]]] = {}
         hits = []
         for r in rows:
@@ -242,8 +272,15 @@ class LibraryReader:
             hits.append(SearchHit(
                 int(r["recording_id"]), str(r["name"]), str(r["path"]), span.start, span.end, span.start,
                 _words_around(rec_words, span, marked), 0.0, (span,),
-                tuple((i, float(rec_words[i]["start"])) for i in marked if i < len(rec_words))))
+                tuple((i, float(rec_words[i]["start"])) for i in marked if i < len(rec_words)),
+                self._hit_speaker(int(r["recording_id"]), span)))
         return hits
+
+    def _hit_speaker(self, rec_id: int, span: Span) -> str:
+        """The speaker of a browsed span: the turn's own, else its first word's ("" for none)."""
+        if span.kind == "speaker":
+            return span.label
+        return self.store.speaker_name_of_words(rec_id, span.first_word, span.last_word) if span.first_word >= 0 else ""
 
     def explain(self, query: str, *, prefix: bool = False) -> engine_search.QueryReport:
         """How ``query`` was read: ignored and unknown words (with the closest known word), completions.

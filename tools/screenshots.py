@@ -42,6 +42,8 @@ DEMO_STORIES = [
     "The city council voted to build a new library beside the river. The building will open in two years and "
     "will hold a music school and a cafe.",
 ]
+#: The name the demo gives the first speaker of the first recording (the others keep "Speaker N").
+DEMO_SPEAKER_NAME = "Anna Reid"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,7 +97,21 @@ def build_demo(folder: Path) -> Path:
     with Store(db) as store:  # what an earlier, failed ingest of a damaged file leaves in the index
         job = store.start_job("ingest", str(broken))
         store.finish_job(job, "failed", f"{broken}: not a recognised audio or video file")
+        _name_the_first_speaker(store)
     return db
+
+
+def _name_the_first_speaker(store) -> None:  # type: ignore[no-untyped-def]
+    """Give the first speaker of the recording the pictures show a name, as a user would."""
+    rec_id = _most_speakers(store)
+    if store.speakers(rec_id):
+        store.rename_speaker(rec_id, 1, DEMO_SPEAKER_NAME)
+
+
+def _most_speakers(store) -> int:  # type: ignore[no-untyped-def]
+    """The id of the demo recording with the most speakers (the first one on a tie): the one the recording shows."""
+    ids = sorted(int(r["id"]) for r in store.recordings())
+    return max(ids, key=lambda rec_id: (len(store.speakers(rec_id)), -rec_id))
 
 
 # -- the screenshots ---------------------------------------------------------------------------
@@ -191,8 +207,8 @@ def _docs_window(app, db: Path, width: int, height: int):  # type: ignore[no-unt
     return window
 
 
-def _open_first(app, window) -> None:  # type: ignore[no-untyped-def]
-    window.view.open(1)
+def _open_first(app, window, rec_id: int = 1) -> None:  # type: ignore[no-untyped-def]
+    window.view.open(rec_id)
     _wait(app, lambda: window.view.timeline.canvas.envelope is not None and window.view.transcript.text.is_filled())
 
 
@@ -206,12 +222,15 @@ def _pose_library(app, window, _query: str) -> None:  # type: ignore[no-untyped-
 
 
 def _pose_recording(app, window, _query: str) -> None:  # type: ignore[no-untyped-def]
-    """A recording paused a third of the way in, the side panels closed to give it the window."""
+    """The recording with the most speakers paused a third of the way in, the side panels closed to give it
+    the window."""
     for key in ("library", "search"):
         window.docks[key].hide()
-    _open_first(app, window)
+    rec_id = _most_speakers(window.store)  # the speaker lane and named paragraphs with two voices or more
+    _open_first(app, window, rec_id)
     words = window.view.detail.words if window.view.detail else []
-    window.player.play_from(1, window.view.detail.recording["path"], words[len(words) // 3]["start"] if words else 0.0)
+    window.player.play_from(rec_id, window.view.detail.recording["path"],
+                            words[len(words) // 3]["start"] if words else 0.0)
     _settle(app, 1.5)
     window.player.pause()
 

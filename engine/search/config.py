@@ -121,6 +121,8 @@ COHESION_MIN_CHARS = 4
 #: Soft extents swallow some of the passages ranked after them: this many times the limit
 #: are ranked before the overlaps go.
 EXTENT_OVERFETCH = 2
+#: A speaker filter asks the search for this many times the hits wanted, then keeps those where the speaker talks.
+SPEAKER_OVERFETCH = 3
 #: Matched words listed (with their times) per hit.
 MAX_MATCHED_WORDS = 50
 

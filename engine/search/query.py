@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -40,7 +40,8 @@ class SearchFilters:
     ``entity``/``entity_type``: only units containing a named entity with that
     text (case-insensitive, exact) and/or of that type; ``recordings``: ids;
     ``date_from``/``date_to``: the recording's broadcast date (from its name,
-    else the day it was ingested), inclusive.
+    else the day it was ingested), inclusive; ``speaker``: only hits where a
+    speaker of that name (case-insensitive) has a turn.
     """
 
     event_types: tuple[str, ...] = ()
@@ -49,6 +50,7 @@ class SearchFilters:
     recordings: tuple[int, ...] = ()
     date_from: dt.date | str | None = None
     date_to: dt.date | str | None = None
+    speaker: str | None = None
 
     def to_index(self) -> Filters:
         return Filters(
@@ -159,6 +161,9 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
     if weight < 0:
         raise ParameterError(f"hot-spot weight must be >= 0, got {weight}")
     params = params or ModelParams()
+    if filters is not None and filters.speaker:
+        return _search_speaker(store, query, filters, model=model, limit=limit, hotspot_weight=weight,
+                               snippets=snippets, params=params, prefix=prefix)
     filt = filters.to_index() if filters else None
     plan = _plan(store, parse_query(query, prefix=prefix))
     if plan is None:
@@ -218,6 +223,20 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
         pieces, spans = [pieces[k] for k, _ in kept], [span for _, span in kept]
     hits = _hits(store, ranking, cands, pieces, spans, final, features, model, marked, snippets)
     return [h for h in hits if h.matches] if phrases else hits  # a piece cut off its phrase
+
+
+def _search_speaker(store: Store, query: str, filters: SearchFilters, *, limit: int, **options: Any) -> list[Hit]:
+    """:func:`search` narrowed to the recordings that have the speaker, then to the hits where the speaker talks
+    (``config.SPEAKER_OVERFETCH`` times ``limit`` asked for, so the best ``limit`` that pass are kept)."""
+    name = str(filters.speaker)
+    having = set(store.recordings_with_speaker(name))
+    if filters.recordings:
+        having &= {int(r) for r in filters.recordings}
+    if not having:
+        return []
+    wider = replace(filters, speaker=None, recordings=tuple(sorted(having)))
+    hits = search(store, query, limit=limit * config.SPEAKER_OVERFETCH, filters=wider, **options)
+    return [h for h in hits if store.speaker_talks_in(h.recording_id, name, h.start, h.end)][:limit]
 
 
 def explain(store: Store, query: str, *, prefix: bool = False) -> QueryReport:

@@ -119,6 +119,10 @@ class SpeakerTurns:
     given: int | None = None
 
 
+#: The longest speaker name a rename accepts, in characters (a name shows in lane tooltips and paragraph heads).
+SPEAKER_NAME_MAX = 60
+
+
 def default_speaker_name(label: int) -> str:
     """The name a speaker has until renamed: "Speaker 2" for label 2."""
     return f"Speaker {label}"
@@ -643,6 +647,8 @@ class Store:
         clean = " ".join(name.split())
         if not clean:
             raise StorageError("a speaker's name cannot be empty")
+        if len(clean) > SPEAKER_NAME_MAX:
+            raise StorageError(f"a speaker's name is at most {SPEAKER_NAME_MAX} characters (this one has {len(clean)})")
         with self.atomic():
             self.conn.execute("UPDATE speakers SET name = ? WHERE recording_id = ? AND label = ?",
                               [db_text(clean), rec_id, label])
@@ -658,6 +664,32 @@ class Store:
                 "UPDATE speakers SET seconds = seconds + (SELECT seconds FROM speakers WHERE recording_id = ?"
                 " AND label = ?) WHERE recording_id = ? AND label = ?", [rec_id, drop, rec_id, keep])
             self.conn.execute("DELETE FROM speakers WHERE recording_id = ? AND label = ?", [rec_id, drop])
+
+    def speaker_names(self, limit: int = 500) -> list[str]:
+        """The library's speaker names, most talk time first (one entry per name, case as first stored)."""
+        return [r["name"] for r in self.db.query(
+            "SELECT min(name) AS name, sum(seconds) AS total FROM speakers GROUP BY lower(name)"
+            " ORDER BY total DESC, name LIMIT ?", [limit])]
+
+    def speaker_name_of_words(self, rec_id: int, first_word: int, last_word: int) -> str:
+        """The name of the first speaker among words ``first_word``..``last_word`` of a recording; "" for none."""
+        row = self.conn.execute(
+            "SELECT s.name FROM words w JOIN speakers s ON s.recording_id = w.recording_id AND s.label = w.speaker"
+            " WHERE w.recording_id = ? AND w.idx BETWEEN ? AND ? AND w.speaker IS NOT NULL ORDER BY w.idx LIMIT 1",
+            [rec_id, first_word, last_word]).fetchone()
+        return str(row[0]) if row is not None else ""
+
+    def recordings_with_speaker(self, name: str) -> list[int]:
+        """Ids of the recordings that have a speaker called ``name`` (case-insensitive)."""
+        return [int(r[0]) for r in self.conn.execute(
+            "SELECT DISTINCT recording_id FROM speakers WHERE lower(name) = lower(?)", [name])]
+
+    def speaker_talks_in(self, rec_id: int, name: str, start: float, end: float) -> bool:
+        """True when speaker ``name`` (case-insensitive) has a turn overlapping ``start``..``end`` seconds."""
+        return self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM turns t JOIN speakers s ON s.recording_id = t.recording_id"
+            " AND s.label = t.speaker WHERE t.recording_id = ? AND lower(s.name) = lower(?) AND t.start < ?"
+            " AND t.end > ?)", [rec_id, name, end, start]).fetchone()[0] == 1
 
     def replace_stories(self, rec_id: int, stories: Sequence[StoryRow]) -> None:
         """Swap a recording's stories (e.g. after re-running segmentation); caller holds atomic()."""
@@ -722,11 +754,13 @@ class Store:
         ]
 
     def filtered_spans(self, *, event_type: str | None = None, entity: str | None = None,
-                       recording_id: int | None = None, limit: int = 100) -> list[dict[str, Any]]:
+                       recording_id: int | None = None, speaker: str | None = None,
+                       limit: int = 100) -> list[dict[str, Any]]:
         """What a search filter alone picks out, in recording-name and time order, at most ``limit``.
 
         An ``entity`` (case-insensitive): its mentions (near an ``event_type`` event, if one is given);
-        else an ``event_type``: its events; else a ``recording_id`` alone: the recording's stories. Each
+        else an ``event_type``: its events; else a ``speaker`` (a name, case-insensitive): the turns of the
+        speakers so called; else a ``recording_id`` alone: the recording's stories. Each
         row: recording_id, name, path, start, end (s), kind, label, first_word, last_word (-1: none).
         """
         where = " AND x.recording_id = ?" if recording_id is not None else ""
@@ -745,6 +779,14 @@ class Store:
                    " -1 AS first_word, -1 AS last_word FROM events x JOIN recordings r ON r.id = x.recording_id"
                    f" WHERE x.type = ?{where}")
             params = [event_type, *params]
+        elif speaker:
+            word = ("(SELECT {f}(w.idx) FROM words w WHERE w.recording_id = x.recording_id AND w.speaker = x.speaker"
+                    " AND w.start >= x.start AND w.start < x.end)")
+            sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, 'speaker' AS kind, s.name AS label,"
+                   f" coalesce({word.format(f='min')}, -1) AS first_word, coalesce({word.format(f='max')}, -1) AS last_word"
+                   " FROM turns x JOIN speakers s ON s.recording_id = x.recording_id AND s.label = x.speaker"
+                   f" JOIN recordings r ON r.id = x.recording_id WHERE lower(s.name) = lower(?){where}")
+            params = [speaker, *params]
         elif recording_id is not None:
             sql = ("SELECT x.recording_id, r.name, r.path, x.start, x.end, 'story' AS kind,"
                    " 'Story ' || (x.idx + 1) AS label, x.first_word, x.last_word"

@@ -61,8 +61,9 @@ def test_tab_order_in_the_library_and_search(qtbot, make_window, tmp_path: Path)
     window.focus_search()
     search = window.search_panel
     order = []
-    for _ in range(4):
+    for _ in range(5):
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
         order.append(QApplication.focusWidget())
     order = [w.parent() if isinstance(w.parent(), QComboBox) else w for w in order]  # an editable combo's field
-    assert order == [search.event_filter, search.entity_filter, search.recording_filter, search.results]
+    assert order == [search.event_filter, search.entity_filter, search.recording_filter, search.speaker_filter,
+                     search.results]

@@ -29,6 +29,19 @@ def test_text_on_every_fixed_background(background):
         assert colours.contrast(text, background) >= 4.5, (text, background)
 
 
+@pytest.mark.parametrize("chip", colours.SPEAKER_CHIPS)
+def test_speaker_bars_stand_out_and_carry_readable_names(chip):
+    assert colours.contrast(colours.CHIP_TEXT, chip) >= 4.5  # the name drawn on the bar
+    assert colours.contrast(chip, colours.LIGHT_BASE) >= 1.5  # the bar on the lane, light palette
+    assert colours.contrast(chip, colours.DARK_BASE) >= 3.0  # and dark
+
+
+def test_speakers_get_distinct_colours_until_they_run_out():
+    n = len(colours.SPEAKER_CHIPS)
+    assert len({colours.speaker_chip(label) for label in range(1, n + 1)}) == n
+    assert colours.speaker_chip(n + 1) == colours.speaker_chip(1)
+
+
 def test_contrast_matches_the_wcag_examples():
     assert colours.contrast("#000000", "#ffffff") == pytest.approx(21.0)
     assert colours.contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from app.timeline_view import LABEL_WIDTH, LANE_HEIGHT, RULER_HEIGHT, WAVE_HEIGHT
+from app.timeline_view import LABEL_WIDTH, LANE_COUNT, LANE_HEIGHT, RULER_HEIGHT, WAVE_HEIGHT
 from engine.audio.waveform import BINS_PER_SECOND, envelope_cache_path
 from tests.app.gui_helpers import open_recording, wait_loaded
 
@@ -26,7 +26,9 @@ def test_waveform_and_lanes(make_window, qtbot, library: Path, broadcast) -> Non
     assert lanes["Stories"] == 2
     assert lanes["Music"] == sum(1 for e in broadcast.truth.events if e.type == "music")
     assert lanes["Entities"] == 6
-    assert list(lanes) == ["Stories", "Applause", "Laughter", "Audience", "Music", "Speech rate", "Untranscribed", "Entities"]
+    assert list(lanes) == ["Stories", "Speakers", "Applause", "Laughter", "Audience", "Music", "Speech rate",
+                           "Untranscribed", "Entities"]
+    assert len(lanes) == LANE_COUNT  # the canvas's minimum height makes room for every lane
     # Speech is louder than the music beds between the stories.
     story = broadcast.truth.stories[0]
     loud = np.abs(canvas.envelope[int(story.start * BINS_PER_SECOND): int(story.end * BINS_PER_SECOND)]).max()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from engine.errors import NotFoundError, StorageError
 from engine.storage.schema import MIGRATIONS
-from engine.storage.store import NewRecording, SpeakerRow, SpeakerTurns, Store, TurnRow, WordRow
+from engine.storage.store import SPEAKER_NAME_MAX, NewRecording, SpeakerRow, SpeakerTurns, Store, TurnRow, WordRow
 
 
 def two_voices(path: str = "/r/talk.wav") -> NewRecording:
@@ -117,3 +118,28 @@ def test_an_index_at_0007_is_migrated_and_its_words_have_no_speaker(tmp_path: Pa
     assert new.speakers(rid) == [] and new.turns(rid) == []
     rid2 = new.save_recording(two_voices("/r/b.wav"))
     assert len(new.speakers(rid2)) == 2
+
+
+def test_a_name_longer_than_the_limit_is_refused(store: Store) -> None:
+    rid = store.save_recording(two_voices())
+    store.rename_speaker(rid, 1, "x" * SPEAKER_NAME_MAX)
+    with pytest.raises(StorageError, match=rf"^a speaker's name is at most {SPEAKER_NAME_MAX} characters \(this one has"
+                                           rf" {SPEAKER_NAME_MAX + 1}\)$"):
+        store.rename_speaker(rid, 2, "y" * (SPEAKER_NAME_MAX + 1))
+    assert [s["name"] for s in store.speakers(rid)] == ["x" * SPEAKER_NAME_MAX, "Speaker 2"]
+
+
+def test_a_speakers_name_finds_their_turns_words_and_recordings(store: Store) -> None:
+    rid = store.save_recording(two_voices())
+    other = store.save_recording(dataclasses.replace(two_voices("/r/other.wav"), content_hash="h2"))
+    store.rename_speaker(rid, 2, "Ann Lee")
+    assert store.speaker_names() == ["Speaker 1", "Ann Lee", "Speaker 2"]  # most talk time first, then by name
+    assert store.recordings_with_speaker("ann lee") == [rid]
+    assert sorted(store.recordings_with_speaker("Speaker 1")) == [rid, other]
+    rows = store.filtered_spans(speaker="ANN LEE")
+    assert [(r["recording_id"], r["start"], r["end"], r["kind"], r["label"], r["first_word"], r["last_word"])
+            for r in rows] == [(rid, 4.0, 6.0, "speaker", "Ann Lee", 4, 5)]
+    assert store.speaker_name_of_words(rid, 3, 5) == "Ann Lee"  # word 3 (applause) has no speaker
+    assert store.speaker_name_of_words(rid, 3, 3) == ""
+    assert store.speaker_talks_in(rid, "Ann Lee", 5.5, 9.0)
+    assert not store.speaker_talks_in(rid, "Ann Lee", 0.0, 4.0)  # touching the turn's start is not talking in it
