@@ -22,6 +22,7 @@ from app.widgets import tool_button
 from engine.audio.waveform import columns
 from engine.library import EVENT_LANES, RATE_TYPES, RecordingDetail, Span
 
+#: The narrowest lane-label column, px; it widens to the longest lane name in the widget's font.
 LABEL_WIDTH = 84
 RULER_HEIGHT = 18
 WAVE_HEIGHT = 64
@@ -120,14 +121,20 @@ class TimelineCanvas(QWidget):
 
     # -- geometry ---------------------------------------------------------------------------
 
+    def label_width(self) -> int:
+        """Width of the lane-label column, px: the longest lane name in this font, and at least LABEL_WIDTH."""
+        names = ("Waveform", "Stories", SPEAKERS_LANE, "Speech rate", UNTRANSCRIBED_LANE, "Entities",
+                 *(t.capitalize() for t in EVENT_LANES))
+        return max(LABEL_WIDTH, max(self.fontMetrics().horizontalAdvance(n) for n in names) + 12)
+
     def plot_width(self) -> int:
-        return max(1, self.width() - LABEL_WIDTH)
+        return max(1, self.width() - self.label_width())
 
     def x_of(self, seconds: float) -> float:
-        return LABEL_WIDTH + (seconds - self.view_start) / self.view_span * self.plot_width()
+        return self.label_width() + (seconds - self.view_start) / self.view_span * self.plot_width()
 
     def time_at(self, x: float) -> float:
-        t = self.view_start + (x - LABEL_WIDTH) / self.plot_width() * self.view_span
+        t = self.view_start + (x - self.label_width()) / self.plot_width() * self.view_span
         return min(max(0.0, t), self.duration)
 
     def lane_at(self, y: int) -> int | None:
@@ -138,7 +145,7 @@ class TimelineCanvas(QWidget):
     def span_at(self, x: float, y: int) -> Span | None:
         """The lane item drawn under (x, y), or None; items are drawn at least 2 px wide, so hit as drawn."""
         k = self.lane_at(y)
-        if k is None or x < LABEL_WIDTH:
+        if k is None or x < self.label_width():
             return None
         slack = 2.0 / self.plot_width() * self.view_span
         t = self.time_at(x)
@@ -157,7 +164,7 @@ class TimelineCanvas(QWidget):
             self._paint_lane(p, k, lane)
         p.setPen(QPen(QColor("#d32f2f"), 1.5))
         x = self.x_of(self.position)
-        if x >= LABEL_WIDTH:
+        if x >= self.label_width():
             p.drawLine(QLineF(x, 0, x, self.height()))
         p.end()
 
@@ -173,28 +180,28 @@ class TimelineCanvas(QWidget):
 
     def _paint_wave(self, p: QPainter) -> None:
         top, mid = RULER_HEIGHT, RULER_HEIGHT + WAVE_HEIGHT / 2
-        p.drawText(QRectF(4, top, LABEL_WIDTH - 8, WAVE_HEIGHT), Qt.AlignmentFlag.AlignVCenter, "Waveform")
+        p.drawText(QRectF(4, top, self.label_width() - 8, WAVE_HEIGHT), Qt.AlignmentFlag.AlignVCenter, "Waveform")
         p.setPen(self.palette().color(QPalette.ColorRole.Midlight))
-        p.drawLine(QLineF(LABEL_WIDTH, mid, self.width(), mid))
+        p.drawLine(QLineF(self.label_width(), mid, self.width(), mid))
         if self.envelope is None:
             return
         cols = columns(self.envelope, self.view_start, self.view_span, self.plot_width())
         half = WAVE_HEIGHT / 2 - 2
         p.setPen(QColor(colours.current().event_other))  # readable on the light and the dark base
-        p.drawLines([QLineF(LABEL_WIDTH + i, mid - hi * half, LABEL_WIDTH + i, mid - lo * half)
+        p.drawLines([QLineF(self.label_width() + i, mid - hi * half, self.label_width() + i, mid - lo * half)
                      for i, (lo, hi) in enumerate(cols) if hi > lo])
 
     def _paint_lane(self, p: QPainter, k: int, lane: Lane) -> None:
         top = RULER_HEIGHT + WAVE_HEIGHT + k * LANE_HEIGHT
         p.setPen(self.palette().text().color())
-        p.drawText(QRectF(4, top, LABEL_WIDTH - 8, LANE_HEIGHT), Qt.AlignmentFlag.AlignVCenter, lane.name)
+        p.drawText(QRectF(4, top, self.label_width() - 8, LANE_HEIGHT), Qt.AlignmentFlag.AlignVCenter, lane.name)
         p.setPen(self.palette().color(QPalette.ColorRole.Midlight))
-        p.drawLine(QLineF(LABEL_WIDTH, top + LANE_HEIGHT - 0.5, self.width(), top + LANE_HEIGHT - 0.5))
+        p.drawLine(QLineF(self.label_width(), top + LANE_HEIGHT - 0.5, self.width(), top + LANE_HEIGHT - 0.5))
         end = self.view_start + self.view_span
         for n, span in enumerate(lane.spans):
             if span.end < self.view_start or span.start > end:
                 continue
-            x0, x1 = max(self.x_of(span.start), LABEL_WIDTH), self.x_of(span.end)
+            x0, x1 = max(self.x_of(span.start), self.label_width()), self.x_of(span.end)
             rect = QRectF(x0, top + 2, max(2.0, x1 - x0), LANE_HEIGHT - 4)
             p.fillRect(rect, _span_colour(span, n))
             if span.kind in ("story", "commercial", "speaker") and rect.width() > 40:
@@ -209,10 +216,10 @@ class TimelineCanvas(QWidget):
         pan = event.button() == Qt.MouseButton.MiddleButton or event.modifiers() & Qt.KeyboardModifier.ShiftModifier
         if pan:
             self._drag_from = (x, self.view_start)
-        elif event.button() == Qt.MouseButton.LeftButton and x >= LABEL_WIDTH:
+        elif event.button() == Qt.MouseButton.LeftButton and x >= self.label_width():
             item = self.span_at(x, int(event.position().y()))
             self.seek_requested.emit(item.start if item is not None else self.time_at(x))
-        elif event.button() == Qt.MouseButton.RightButton and x >= LABEL_WIDTH:
+        elif event.button() == Qt.MouseButton.RightButton and x >= self.label_width():
             item = self.span_at(x, int(event.position().y()))
             if item is not None and item.kind == "speaker":
                 self.speaker_menu_requested.emit(item.speaker, event.globalPosition().toPoint())
@@ -223,7 +230,7 @@ class TimelineCanvas(QWidget):
             x0, start0 = self._drag_from
             self.set_view(start0 - (x - x0) / self.plot_width() * self.view_span, self.view_span)
             return
-        if x >= LABEL_WIDTH:
+        if x >= self.label_width():
             QToolTip.showText(event.globalPosition().toPoint(), self._describe(x, int(event.position().y())), self)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
