@@ -18,7 +18,8 @@ whose voice is in another recording).
   method is chosen here (the middle of the thresholds of best F1, on a 0.001 grid);
 * held-out: voices carlo, ivr-ru, menardi, es-co, armelle (Debian packages
   asterisk-core-sounds-it-wav, asterisk-core-sounds-ru-wav, asterisk-prompt-it-menardi-wav,
-  asterisk-prompt-es-co, asterisk-prompt-fr-armelle), measured at the threshold chosen on tuning.
+  asterisk-prompt-es-co, asterisk-prompt-fr-armelle), measured at the threshold chosen on tuning;
+* held-out short: the same voices in 30 s recordings (less speech behind each centroid).
 
 Baseline in the same run, on the same found speakers and turns: MFCC statistics (mean and
 standard deviation of 13 MFCCs over the speaker's turns, engine/speakers/bic.py's features).
@@ -50,7 +51,9 @@ from tools.voice_broadcast import build
 
 OUT_NAME = "speakers_find"
 MINUTES = 1.25
-#: (set, voices, seed): each voice is in at least three recordings of its set.
+SHORT_MINUTES = 0.5
+#: (set, voices, seed): each voice is in at least three recordings of its set. "held-out short": the same
+#: voices in 30 s recordings, so each found speaker's centroid averages fewer embeddings.
 RECORDINGS: tuple[tuple[str, tuple[str, ...], int], ...] = (
     ("tuning", ("allison-en", "june"), 31),
     ("tuning", ("june", "librivox"), 32),
@@ -65,7 +68,16 @@ RECORDINGS: tuple[tuple[str, tuple[str, ...], int], ...] = (
     ("held-out", ("carlo", "ivr-ru"), 26),
     ("held-out", ("menardi", "armelle"), 27),
     ("held-out", ("es-co", "carlo", "armelle"), 28),
+    ("held-out short", ("carlo", "menardi"), 51),
+    ("held-out short", ("ivr-ru", "es-co"), 52),
+    ("held-out short", ("armelle", "carlo"), 53),
+    ("held-out short", ("menardi", "ivr-ru", "es-co"), 54),
+    ("held-out short", ("armelle", "es-co"), 55),
+    ("held-out short", ("carlo", "ivr-ru"), 56),
+    ("held-out short", ("menardi", "armelle"), 57),
+    ("held-out short", ("es-co", "carlo", "armelle"), 58),
 )
+SETS = ("held-out", "held-out short", "tuning")
 QUICK = (0, 1, 3, 5, 6, 7, 10)
 METHODS = ("cam++ centroid", "mfcc statistics")
 GRID = np.round(np.arange(-0.2, 1.0, 0.001), 3)
@@ -148,7 +160,7 @@ def run(quick: bool) -> dict[str, Any]:
     recordings = []
     cpu = 0.0
     for index, (set_name, voices, seed) in enumerate(chosen):
-        show = build(voices, minutes=minutes, seed=seed)
+        show = build(voices, minutes=SHORT_MINUTES if set_name.endswith("short") else minutes, seed=seed)
         start = time.process_time()
         found = found_speakers(index, show.samples, show.turns, diarizer)
         cpu += time.process_time() - start
@@ -173,9 +185,9 @@ def table(result: dict[str, Any]) -> str:
         "| best match right | matches kept (right) | same voice: lowest similarity | other voices: highest |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    counts = {s: sum(r["set"] == s for r in result["recordings"]) for s in ("held-out", "tuning")}
+    counts = {s: sum(r["set"] == s for r in result["recordings"]) for s in SETS}
     found = {s: sum(len(r["found"]) for r in result["recordings"] if r["set"] == s) for s in counts}
-    for set_name in ("held-out", "tuning"):
+    for set_name in (s for s in SETS if counts[s]):
         for method, sets in result["results"].items():
             s = sets[set_name]
             lines.append(
