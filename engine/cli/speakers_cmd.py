@@ -1,4 +1,5 @@
-"""``speakers``: who speaks in a recording; ``rename``, ``merge``, and ``--count N`` to find them again."""
+"""``speakers``: who speaks in a recording; ``rename``, ``merge``, ``--count N`` to find them again,
+and ``find`` to find a speaker's voice in the other recordings."""
 
 from __future__ import annotations
 
@@ -12,21 +13,27 @@ from engine.errors import ParameterError
 from engine.timefmt import clock
 
 #: Words that open a subcommand instead of naming a recording ("earshot speakers rename ...").
-ACTIONS = {"rename": ("LABEL", "NAME"), "merge": ("KEEP", "INTO_IT")}
+ACTIONS = {"rename": ("LABEL", "NAME"), "merge": ("KEEP", "INTO_IT"), "find": ("LABEL",)}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "speakers", help="list, rename or merge a recording's speakers, or find them again",
         usage="earshot speakers REC [--count N]\n       earshot speakers rename REC LABEL NAME\n"
-              "       earshot speakers merge REC KEEP OTHER",
+              "       earshot speakers merge REC KEEP OTHER\n"
+              "       earshot speakers find REC LABEL [--all] [--threshold X]",
         description="REC: a recording's speakers with their talk time and turns. --count N finds them again from "
         "the audio as N speakers (names start afresh). rename: give speaker LABEL (S2, 2 or its name) a NAME. "
-        "merge: make speaker OTHER part of speaker KEEP.",
+        "merge: make speaker OTHER part of speaker KEEP. find: the speakers of other recordings whose voice is like "
+        "speaker LABEL's, most similar first.",
     )
-    p.add_argument("words", nargs="+", metavar="ARG", help="REC, or rename REC LABEL NAME, or merge REC KEEP OTHER")
+    p.add_argument("words", nargs="+", metavar="ARG",
+                   help="REC, or rename REC LABEL NAME, or merge REC KEEP OTHER, or find REC LABEL")
     p.add_argument("--count", type=positive_int, metavar="N", help="find the speakers again from the audio, as N speakers")
     p.add_argument("--estimate", action="store_true", help="find the speakers again from the audio, estimating how many")
+    p.add_argument("--threshold", type=float, metavar="X",
+                   help="find: least cosine similarity of two voices (-1 to 1; default the tuned one)")
+    p.add_argument("--all", action="store_true", dest="all_speakers", help="find: every other speaker, however unlike")
     p.set_defaults(func=run)
 
 
@@ -39,10 +46,16 @@ def run(args: argparse.Namespace) -> int:
             raise ParameterError(f"speakers {action}: give REC {' '.join(wanted)} (got {len(rest)} arguments)")
         if args.count or args.estimate:
             raise ParameterError(f"speakers {action}: --count and --estimate go with 'earshot speakers REC' alone")
+        if action != "find" and (args.threshold is not None or args.all_speakers):
+            raise ParameterError(f"speakers {action}: --threshold and --all go with 'earshot speakers find'")
+        if action == "find":
+            return _find(args, *rest)
         return _rename(args, *rest) if action == "rename" else _merge(args, *rest)
     if len(words) != 1:
         raise ParameterError(f"speakers: give one recording, or 'rename REC LABEL NAME' or 'merge REC KEEP OTHER' "
                              f"(got {' '.join(words)})")
+    if args.threshold is not None or args.all_speakers:
+        raise ParameterError("speakers: --threshold and --all go with 'earshot speakers find REC LABEL'")
     if args.count or args.estimate:
         if args.count and args.estimate:
             raise ParameterError("speakers: give --count N or --estimate, not both")
@@ -83,6 +96,27 @@ def _merge(args: argparse.Namespace, ref: str, keep: str, other: str) -> int:
         a, b = store.speaker_label(rec["id"], keep), store.speaker_label(rec["id"], other)
         store.merge_speakers(rec["id"], a, b)
     print(shown(f"{rec['name']}: S{b} merged into S{a}"))
+    return 0
+
+
+def _find(args: argparse.Namespace, ref: str, label: str) -> int:
+    from engine.speakers.find import find_speaker  # lazy: numpy
+
+    with open_store(args) as store:
+        rec = store.recording(ref)
+        number = store.speaker_label(rec["id"], label)
+        name = next(r["name"] for r in store.speakers(rec["id"]) if r["label"] == number)
+        matches = find_speaker(store, int(rec["id"]), number, threshold=args.threshold, keep_all=args.all_speakers)
+    if not matches:
+        print(shown(f"{rec['name']} S{number} ({name}): no voice like it in the other recordings"))
+        return 0
+    print(shown(f"{rec['name']} S{number} ({name}): {len(matches)} speaker{'s' if len(matches) != 1 else ''} "
+                "of other recordings, most similar voice first"))
+    print(f"{'similar':>7} {'rec':>5} {'label':<6} {'talk':>8} {'first':>8}  recording: name")
+    for m in matches:
+        first = "-" if m.first is None else clock(m.first)
+        print(shown(f"{m.similarity:7.3f} {m.recording_id:>5} S{m.label:<5} {clock(m.seconds):>8} {first:>8}  "
+                    f"{m.title}: {m.name}"))
     return 0
 
 

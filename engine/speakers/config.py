@@ -25,3 +25,9 @@ BIC_STEP_SECONDS = 0.3  # hop between candidate change points
 BIC_LAMBDA = 1.0  # penalty weight of the BIC model-complexity term, change detection
 BIC_CLUSTER_LAMBDA = 8.0  # the same, agglomerative clustering (tried 2 to 8 on the tuning voices)
 BIC_MIN_SEGMENT_SECONDS = 1.0
+
+# Finding a speaker across the library (engine/speakers/find.py)
+#: Least cosine similarity of two speakers' stored centroids for "the same voice"; chosen on broadcasts of the
+#: tuning voices only (bench/speakers_find_bench.py: 0.703, the middle of the cuts of best F1), measured on the
+#: held-out voices.
+FIND_THRESHOLD = 0.70

@@ -621,6 +621,17 @@ class Store:
         return {int(r["label"]): bytes(r["centroid"]) for r in self.db.query(
             "SELECT label, centroid FROM speakers WHERE recording_id = ? AND centroid IS NOT NULL", [rec_id])}
 
+    def speaker_profiles(self, *, exclude_recording: int | None = None) -> list[dict[str, Any]]:
+        """Every speaker with a centroid in the library, but those of ``exclude_recording``: recording_id,
+        title (the recording's name), label, name, seconds (talk time), first (start of the first turn,
+        seconds; None without turns) and centroid (float32 bytes); by recording id, then label."""
+        return [dict(r) for r in self.db.query(
+            "SELECT s.recording_id, r.name AS title, s.label, s.name, s.seconds, s.centroid,"
+            " (SELECT min(t.start) FROM turns t WHERE t.recording_id = s.recording_id AND t.speaker = s.label) AS first"
+            " FROM speakers s JOIN recordings r ON r.id = s.recording_id"
+            " WHERE s.centroid IS NOT NULL AND s.recording_id IS NOT ?"
+            " ORDER BY s.recording_id, s.label", [exclude_recording])]
+
     def turns(self, rec_id: int) -> list[dict[str, Any]]:
         """A recording's turns in time order: speaker (label), name, start, end (seconds)."""
         return [dict(r) for r in self.db.query(
