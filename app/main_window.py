@@ -189,6 +189,7 @@ class MainWindow(QMainWindow):
         self.view.message.connect(self.show_message)
         self.view.audio_attached.connect(lambda _rec_id: self.refresh())
         self.view.speakers_changed.connect(lambda _rec_id: self._speakers_changed())
+        self.view.find_voice_requested.connect(self.find_voice)
         self.player.error.connect(self.show_message)
 
     def _make_menus(self) -> dict[str, list[QAction]]:
@@ -251,6 +252,11 @@ class MainWindow(QMainWindow):
         fit_inside_screen(self)
 
     # -- the library ------------------------------------------------------------------------
+
+    def find_voice(self, rec_id: int, label: int, name: str) -> None:
+        """List, in the search panel, the other recordings where the voice of speaker ``label`` is heard."""
+        self.focus_search()
+        self.search_panel.find_voice(rec_id, label, name)
 
     def _speakers_changed(self) -> None:
         """A speaker was renamed or merged: the speaker filter's names and the results shown may have changed."""

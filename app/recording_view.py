@@ -37,6 +37,7 @@ class RecordingView(QWidget):
     message = Signal(str)  # for the status bar
     audio_attached = Signal(int)  # the new recording id of a transcript that was given its audio
     speakers_changed = Signal(int)  # recording id, after a speaker was renamed or merged (and it was read again)
+    find_voice_requested = Signal(int, int, str)  # recording id, speaker label, its name: find the voice elsewhere
 
     def __init__(self, pool: TaskPool, player: Player, settings: AppSettings, db_path: Callable[[], Path]) -> None:
         super().__init__()
@@ -168,6 +169,7 @@ class RecordingView(QWidget):
         if not menu.isEmpty():
             menu.addSeparator()
         menu.addAction(f"Rename “{name}”…", lambda: self.rename_speaker(label))
+        menu.addAction(f"Find “{name}” in other recordings", lambda: self.find_voice(label))
         others = [sp for sp in (self.detail.speakers if self.detail else []) if int(sp["label"]) != label]
         merge = menu.addMenu(f"Merge “{name}” into")
         merge.setEnabled(bool(others))
@@ -196,6 +198,11 @@ class RecordingView(QWidget):
         name, rec_id = dialog.textValue(), int(self.detail.recording["id"])
         self._change_speakers(lambda store: store.rename_speaker(rec_id, label, name),
                               f"rename speaker {old}", f"Renamed {old} to {' '.join(name.split())}")
+
+    def find_voice(self, label: int) -> None:
+        """Ask for the recordings where speaker ``label`` of the open recording is heard too (by voice)."""
+        if self.detail is not None and self.speaker_name(label):
+            self.find_voice_requested.emit(int(self.detail.recording["id"]), label, self.speaker_name(label))
 
     def merge_speakers(self, keep: int, drop: int) -> None:
         """Make speaker ``drop`` of the open recording part of speaker ``keep`` (one person found as two)."""

@@ -230,6 +230,29 @@ class SearchPanel(QWidget):
         self._pool.submit(run, "browse by filter", finished=lambda hits: self._browsed(asked, hits),
                           failed=lambda message: self._failed(asked, message))
 
+    def find_voice(self, rec_id: int, label: int, name: str) -> None:
+        """List the speakers of other recordings whose voice is like speaker ``label`` of ``rec_id`` (a new
+        query or filter replaces the list)."""
+        self._timer.stop()
+        self._asked += 1
+        asked, db_path = self._asked, self.db_path
+        self.status.setText(f"Looking for the voice of {name} in other recordings…")
+
+        def run(report: object) -> list[SearchHit]:
+            with open_reader(db_path) as reader:
+                return reader.find_voice(rec_id, label)
+
+        def found(hits: list[SearchHit]) -> None:
+            if asked != self._asked:
+                return
+            self.model.set_hits(hits)
+            self._suggest("")
+            self.status.setText(f"{counted(len(hits), 'recording')} with a voice like {name}, most alike first" if hits
+                                else f"No other recording has a voice like {name}")
+
+        self._pool.submit(run, f"find the voice of {name}", finished=found,
+                          failed=lambda message: self._failed(asked, message))
+
     def _browsed(self, asked: int, hits: list[SearchHit]) -> None:
         if asked != self._asked:
             return

@@ -276,6 +276,24 @@ class LibraryReader:
                 self._hit_speaker(int(r["recording_id"]), span)))
         return hits
 
+    def find_voice(self, rec_id: int, label: int) -> list[SearchHit]:
+        """The speakers of other recordings whose voice is like speaker ``label`` of ``rec_id``, most
+        similar first (:func:`engine.speakers.find.find_speaker` at its held-out threshold). Each hit
+        plays from the speaker's first turn; its snippet says how alike the voices are and opens with
+        the first words said there. Raises NotFoundError for a speaker stored without a voice profile."""
+        from engine.speakers.find import find_speaker  # lazy: NumPy linear algebra only when asked
+
+        hits = []
+        for m in find_speaker(self.store, rec_id, label):
+            rec = self.store.recording(m.recording_id)
+            start = m.first if m.first is not None else 0.0
+            span = Span(start, start + BROWSE_CONTEXT_SECONDS, "speaker", m.name, speaker=m.label)
+            said = _words_around(self.store.words(m.recording_id), span, range(0)) if m.first is not None else ""
+            head = f"<b>{html.escape(m.name)}</b>: voice {m.similarity:.0%} alike, {m.seconds / 60:.1f} min of talk"
+            hits.append(SearchHit(m.recording_id, str(rec["name"]), str(rec["path"]), start, start, start,
+                                  f"{head}<br>{said}" if said else head, m.similarity, (), (), m.name))
+        return hits
+
     def _hit_speaker(self, rec_id: int, span: Span) -> str:
         """The speaker of a browsed span: the turn's own, else its first word's ("" for none)."""
         if span.kind == "speaker":

@@ -6,8 +6,11 @@ The library holds the broadcast's true words; its two stories are given two spea
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
@@ -15,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog
 from app import colours
 from app.timeline_view import LANE_HEIGHT, RULER_HEIGHT, SPEAKERS_LANE, WAVE_HEIGHT
 from engine.storage.store import SpeakerRow, SpeakerTurns, Store, TurnRow
-from tests.app.gui_helpers import open_recording, wait_loaded
+from tests.app.gui_helpers import open_recording, store_truth, wait_loaded
 
 pytestmark = pytest.mark.gui
 
@@ -95,7 +98,7 @@ def test_a_right_click_on_a_turn_offers_that_speaker(make_window, qtbot, spoken:
         qtbot.mouseClick(canvas, Qt.MouseButton.RightButton, pos=QPoint(x, _lane_y(k)))
     assert asked.args[0] == 2
     texts = [a.text() for a in window.view.speaker_menu(2).actions()]
-    assert texts == ["Rename “Speaker 2”…", "Merge “Speaker 2” into"]
+    assert texts == ["Rename “Speaker 2”…", "Find “Speaker 2” in other recordings", "Merge “Speaker 2” into"]
 
 
 def test_paragraphs_start_at_turns_with_the_speakers_name(make_window, qtbot, spoken: Path, library: Path) -> None:
@@ -201,3 +204,47 @@ def test_a_query_that_is_a_speakers_name_finds_their_turns(make_window, qtbot, s
     hits = _search(qtbot, window, query="mayor ruiz")
     assert hits and hits[0].speaker == "Mayor Ruiz" and hits[0].events[0].kind == "speaker"
     assert "Mayor Ruiz" in window.search_panel.model.role_data(hits[0], Qt.ItemDataRole.AccessibleTextRole)
+
+
+def _voice(seed: int, like: np.ndarray | None = None, closeness: float = 0.0) -> np.ndarray:
+    """A unit voice profile (192 values); with ``like``, at cosine about ``closeness`` to it."""
+    v = np.random.default_rng(seed).standard_normal(192)
+    v /= np.linalg.norm(v)
+    if like is not None:
+        v = closeness * like + np.sqrt(1 - closeness ** 2) * (v - (v @ like) * like) / np.linalg.norm(v - (v @ like) * like)
+    return v.astype(np.float32)
+
+
+def test_find_a_voice_lists_the_other_recordings_where_it_is_heard(make_window, qtbot, library: Path, broadcast,
+                                                                    tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Speaker 2 of the first recording is the second recording's Speaker 1 (a profile 0.9 alike); the
+    second recording's Speaker 2 is someone else (0.1). The hit plays the match from its first turn."""
+    words = broadcast.truth.words
+    first, second = broadcast.truth.stories[:2]
+    anchor, reporter = _voice(1), _voice(2)
+    with Store(library) as store:
+        copy = tmp_path / "rerun.wav"
+        shutil.copyfile(broadcast.wav, copy)
+        again = store_truth(store, dataclasses.replace(broadcast, wav=copy), name="rerun.wav")
+        for rec_id, voices in ((1, (anchor, reporter)), (again, (_voice(3, reporter, 0.9), _voice(4, reporter, 0.1)))):
+            n_words = len(store.words(rec_id))
+            store.replace_speakers(rec_id, SpeakerTurns(
+                speakers=tuple(SpeakerRow(k + 1, 30.0, v.tobytes()) for k, v in enumerate(voices)),
+                turns=(TurnRow(1, words[first.first_word].start, words[first.last_word].end),
+                       TurnRow(2, words[second.first_word].start, words[second.last_word].end)),
+                word_speakers=[1 if k <= first.last_word else 2 if k >= second.first_word else None
+                               for k in range(n_words)]))
+    window = make_window(library)
+    open_recording(qtbot, window)
+    wait_loaded(qtbot, window)
+    action = next(a for a in window.view.speaker_menu(2).actions() if a.text().startswith("Find"))
+    panel = window.search_panel
+    action.trigger()
+    qtbot.waitUntil(lambda: "voice like Speaker 2" in panel.status.text())
+    assert [(h.recording_id, h.speaker) for h in panel.model.hits] == [(again, "Speaker 1")]
+    assert panel.model.hits[0].start == pytest.approx(words[first.first_word].start)
+    assert "90% alike" in panel.model.hits[0].snippet
+    # Speaker 1 of the first recording is heard nowhere else.
+    next(a for a in window.view.speaker_menu(1).actions() if a.text().startswith("Find")).trigger()
+    qtbot.waitUntil(lambda: "No other recording has a voice like Speaker 1" in panel.status.text())
+    assert panel.model.hits == []
