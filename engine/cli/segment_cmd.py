@@ -243,7 +243,7 @@ def _read_truth(path: str, n_words: int) -> np.ndarray:
     if file.suffix.lower() in (".txt3", ".txt"):
         text = file.read_text(encoding="utf-8", errors="replace")
         tokens = text.split()
-        if tokens and all(tok.lstrip("-").isdigit() for tok in tokens):
+        if tokens and all(tok.lstrip("-").isdecimal() for tok in tokens):
             starts = np.asarray([int(tok) for tok in tokens], dtype=np.int64)
         else:
             truth = read_transcript(file)

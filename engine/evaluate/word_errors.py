@@ -24,7 +24,7 @@ _SPOKEN = {
 
 def _ordinal_or_number(token: str) -> list[str]:
     digits = token.replace(".", "")
-    if digits.isdigit() and len(digits) <= 12:
+    if digits.isdecimal() and len(digits) <= 12:
         return number_words(int(digits))
     return [token]
 

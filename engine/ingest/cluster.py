@@ -82,12 +82,12 @@ def parse_cluster(text: str, *, retries: int = config.CLUSTER_RETRIES, send_audi
     text = text.strip()
     if text.startswith("local:") or text == "local":
         count = text.partition(":")[2]
-        if not count.isdigit() or int(count) < 1:
+        if not count.isdecimal() or int(count) < 1:
             raise ParameterError(f"--cluster {text!r}: expected local:N with N a whole number of at least 1")
         return ClusterSpec(local_workers=int(count), retries=retries, send_audio=send_audio)
     scheme, sep, rest = text.rpartition("://")
     host, colon, port = (rest if sep else text).rpartition(":")
-    if (sep and scheme not in ("tcp", "tls", "ws", "wss")) or not colon or not host or not port.isdigit():
+    if (sep and scheme not in ("tcp", "tls", "ws", "wss")) or not colon or not host or not port.isdecimal():
         raise ParameterError(f"--cluster {text!r}: expected local:N or a scheduler address such as tcp://host:8786")
     return ClusterSpec(address=text if sep else f"tcp://{text}", retries=retries, send_audio=send_audio)
 

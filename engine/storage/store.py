@@ -483,7 +483,7 @@ class Store:
     def recording(self, ref: str | int) -> dict[str, Any]:
         """A recording by id, by path, or by a unique name prefix."""
         text = str(ref)
-        if text.isdigit():
+        if text.isdecimal():
             rows = list(self.db.query("SELECT * FROM recordings WHERE id = ?", [int(text)]))
         else:
             rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [db_text(str(Path(text).absolute()))]))
@@ -646,9 +646,9 @@ class Store:
         """
         rows = self.speakers(rec_id)
         text = ref.strip()
-        number = text[1:] if text[:1] in "sS" and text[1:].isdigit() else text
+        number = text[1:] if text[:1] in "sS" and text[1:].isdecimal() else text
         for row in rows:
-            if (number.isdigit() and int(number) == row["label"]) or row["name"].casefold() == text.casefold():
+            if (number.isdecimal() and int(number) == row["label"]) or row["name"].casefold() == text.casefold():
                 return int(row["label"])
         known = ", ".join(f"S{r['label']} ({r['name']})" for r in rows) or "none: run 'earshot speakers REC --count N'"
         raise NotFoundError(f"{ref}: no such speaker in recording {rec_id} (speakers: {known})")

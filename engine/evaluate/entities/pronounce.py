@@ -135,7 +135,7 @@ class Lexicon:
             return found
         if bare.upper().endswith("S") and (found := cmu_phones(bare[:-1])):
             return [*found, "Z"]
-        if bare.isdigit():
+        if bare.isdecimal():
             return [p for part in number_words(bare) for p in self._phone_names(part)]
         if re.fullmatch(r"\d+[A-Za-z]+", bare):  # 1990S, 21ST
             digits = re.match(r"\d+", bare).group()  # type: ignore[union-attr]

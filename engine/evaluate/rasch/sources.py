@@ -140,4 +140,4 @@ def _fields(path: Path) -> Iterable[tuple[int, list[str]]]:
 
 def _natural(topic: str) -> tuple[int, int | str]:
     """Numeric topics in numeric order, before the others in text order."""
-    return (0, int(topic)) if topic.isdigit() else (1, topic)
+    return (0, int(topic)) if topic.isdecimal() else (1, topic)

@@ -31,8 +31,12 @@ def test_cluster_addresses(text: str, expected: ClusterSpec) -> None:
         ("sched", "--cluster 'sched': expected local:N or a scheduler address such as tcp://host:8786"),
         ("http://sched:8786", "--cluster 'http://sched:8786': expected local:N or a scheduler address such as tcp://host:8786"),
         ("tcp://sched:port", "--cluster 'tcp://sched:port': expected local:N or a scheduler address such as tcp://host:8786"),
+        # A superscript two is a digit to str.isdigit but not a number to int().
+        ("local:²", "--cluster 'local:²': expected local:N with N a whole number of at least 1"),
+        ("tcp://sched:8²", "--cluster 'tcp://sched:8²': expected local:N or a scheduler address such as tcp://host:8786"),
     ],
-    ids=["zero-workers", "not-a-number", "no-count", "no-port", "http", "port-not-a-number"],
+    ids=["zero-workers", "not-a-number", "no-count", "no-port", "http", "port-not-a-number", "superscript-count",
+         "superscript-port"],
 )
 def test_bad_cluster_addresses_are_refused(text: str, message: str) -> None:
     with pytest.raises(ParameterError) as err:
