@@ -8,10 +8,12 @@ GUI read while an ingest writes. One :class:`Store` per thread.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import functools
 import inspect
 import json
+import math
 import os
 import shutil
 import sqlite3
@@ -665,10 +667,18 @@ class Store:
                               [db_text(clean), rec_id, label])
 
     def merge_speakers(self, rec_id: int, keep: int, drop: int) -> None:
-        """Make speaker ``drop`` part of speaker ``keep``: turns, words and talk time; ``drop`` is gone."""
+        """Make speaker ``drop`` part of speaker ``keep``: turns, words, talk time and voice profile
+        (the two centroids averaged by talk time); ``drop`` is gone."""
         if keep == drop:
             raise StorageError(f"S{keep}: cannot merge a speaker with itself")
+        rows = {int(r["label"]): r for r in self.db.query(
+            "SELECT label, seconds, centroid FROM speakers WHERE recording_id = ? AND label IN (?, ?)",
+            [rec_id, keep, drop])}
+        voice = _merged_centroid(*((rows[k]["centroid"], float(rows[k]["seconds"])) if k in rows else (None, 0.0)
+                                   for k in (keep, drop)))
         with self.atomic():
+            self.conn.execute("UPDATE speakers SET centroid = ? WHERE recording_id = ? AND label = ?",
+                              [voice, rec_id, keep])
             self.conn.execute("UPDATE turns SET speaker = ? WHERE recording_id = ? AND speaker = ?", [keep, rec_id, drop])
             self.conn.execute("UPDATE words SET speaker = ? WHERE recording_id = ? AND speaker = ?", [keep, rec_id, drop])
             self.conn.execute(
@@ -881,3 +891,14 @@ def _pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _merged_centroid(kept: tuple[bytes | None, float], dropped: tuple[bytes | None, float]) -> bytes | None:
+    """The voice profile of two speakers made one: their float32 unit centroids averaged with their talk
+    times (seconds) as weights and made unit length again; one alone when the other has none."""
+    (a, wa), (b, wb) = kept, dropped
+    if a is None or b is None or len(a) != len(b):
+        return a if a is not None else b
+    mean = [wa * x + wb * y for x, y in zip(array.array("f", a), array.array("f", b), strict=True)]
+    norm = math.sqrt(sum(v * v for v in mean))
+    return array.array("f", [v / norm for v in mean]).tobytes() if norm > 0 else a

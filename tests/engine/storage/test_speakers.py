@@ -6,6 +6,7 @@ import dataclasses
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.errors import NotFoundError, StorageError
@@ -82,6 +83,18 @@ def test_a_merge_moves_turns_words_and_talk_time(store: Store) -> None:
     assert {t["speaker"] for t in store.turns(rid)} == {1}
     with pytest.raises(StorageError, match="cannot merge a speaker with itself"):
         store.merge_speakers(rid, 1, 1)
+
+
+def test_a_merged_voice_profile_is_the_talk_time_weighted_mean_of_both(store: Store) -> None:
+    rng = np.random.default_rng(7)
+    a, b = (v / np.linalg.norm(v) for v in rng.standard_normal((2, 192)).astype(np.float32))
+    rid = store.save_recording(dataclasses.replace(two_voices(), speakers=SpeakerTurns(
+        speakers=[SpeakerRow(1, 3.0, a.tobytes()), SpeakerRow(2, 1.0, b.tobytes())],
+        turns=[TurnRow(1, 0.0, 3.0), TurnRow(2, 4.0, 6.0)], word_speakers=[1, 1, 1, None, 2, 2])))
+    store.merge_speakers(rid, 1, 2)
+    want = (3.0 * a + 1.0 * b) / np.linalg.norm(3.0 * a + 1.0 * b)
+    got = np.frombuffer(store.speaker_centroids(rid)[1], dtype=np.float32)
+    assert np.allclose(got, want, atol=1e-6)
 
 
 def test_replacing_speakers_clears_the_old_ones_and_records_the_given_count(store: Store) -> None:
