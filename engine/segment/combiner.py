@@ -19,7 +19,11 @@ Cues, one row per candidate (:data:`CUE_NAMES`):
 * ``cohesion_near``, ``cohesion_far``: 1 - cosine of the content-word counts of the
   ``COHESION_NEAR_WORDS`` / ``COHESION_FAR_WORDS`` words on either side (TextTiling's gap score);
 * ``log_spot_seconds``: ``log(1 + s)`` of the time from the previous long pause to the next one,
-  seconds: commercial spots are 15-60 s runs between long pauses.
+  seconds: commercial spots are 15-60 s runs between long pauses;
+* ``speaker_change`` (optional, :data:`SPEAKER_CUE`): 1 if a speaker turn starts within
+  ±``SPEAKER_CHANGE_WORDS`` words of the candidate. Only a combiner fitted with it reads it;
+  a recording without speaker turns is decoded by the combiner fitted without it (a 0 there
+  would read as "the same speaker goes on", which is not what "unknown" means).
 """
 
 from __future__ import annotations
@@ -36,6 +40,11 @@ from engine.segment.segmentation import Segmentation
 
 CUE_NAMES = ("posterior", "posterior_logit", "viterbi_near", "log_pause", "gap_rule", "sentence_start",
              "cohesion_near", "cohesion_far", "log_spot_seconds")
+SPEAKER_CUE = "speaker_change"
+#: Every cue :func:`boundary_cues` computes, in its column order; a combiner reads a subset by name.
+ALL_CUE_NAMES = (*CUE_NAMES, SPEAKER_CUE)
+SPEAKER_CUE_NAMES = ALL_CUE_NAMES
+SPEAKER_CHANGE_WORDS = config.COMBINER_SPEAKER_CHANGE_WORDS
 COHESION_NEAR_WORDS = config.COMBINER_COHESION_NEAR_WORDS
 COHESION_FAR_WORDS = config.COMBINER_COHESION_FAR_WORDS
 CANDIDATE_PAUSE_SECONDS = config.COMBINER_CANDIDATE_PAUSE_SECONDS
@@ -50,8 +59,8 @@ class BoundaryCues:
     ----------
     positions : int64 array, shape (k,)
         Candidate word indices, sorted, first entry 0.
-    values : float64 array, shape (k, len(CUE_NAMES))
-        One row of cues per candidate, columns in :data:`CUE_NAMES` order.
+    values : float64 array, shape (k, len(ALL_CUE_NAMES))
+        One row of cues per candidate, columns in :data:`ALL_CUE_NAMES` order.
     """
 
     positions: np.ndarray
@@ -105,9 +114,26 @@ def spot_seconds(pause: np.ndarray, starts: np.ndarray | None, ends: np.ndarray 
     return np.maximum(t1[run_end[run]] - t0[breaks[run]], 0.0)
 
 
+def speaker_change_near(positions: np.ndarray, speaker_changes: np.ndarray | None, *, n_words: int,
+                        reach: int = SPEAKER_CHANGE_WORDS) -> np.ndarray:
+    """1.0 where a speaker turn starts within ±``reach`` words of a position, else 0.0, float64 (k,).
+
+    ``speaker_changes``: word indices where a new speaker starts (None: unknown, all 0).
+    """
+    pos = np.asarray(positions, dtype=np.int64)
+    if speaker_changes is None or n_words == 0:
+        return np.zeros(pos.shape[0])
+    turns = np.asarray(speaker_changes, dtype=np.int64)
+    marks = np.zeros(n_words + 1, dtype=np.int64)
+    for t in turns[(turns >= 0) & (turns < n_words)].tolist():
+        marks[max(t - reach, 0)] += 1
+        marks[min(t + reach + 1, n_words)] -= 1
+    return (np.cumsum(marks)[pos] > 0).astype(np.float64)
+
+
 def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: np.ndarray, words: list[str],
                   sentence_starts: np.ndarray | None, starts: np.ndarray | None, ends: np.ndarray | None,
-                  gap_seconds: float) -> BoundaryCues:
+                  gap_seconds: float, speaker_changes: np.ndarray | None = None) -> BoundaryCues:
     """The cues of every candidate position of one word sequence (see the module docstring).
 
     Parameters
@@ -125,6 +151,8 @@ def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: n
         Word times in seconds.
     gap_seconds : float
         The caption-gap rule's threshold, seconds.
+    speaker_changes : int array, optional
+        Words at which a new speaker starts; None when the recording has no speaker turns.
     """
     p = np.asarray(posterior, dtype=np.float64)
     gap = np.asarray(pause, dtype=np.float64)
@@ -149,6 +177,7 @@ def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: n
         w, logit, vit_near.astype(np.float64), np.log1p(gap[pos]), (gap[pos] > gap_seconds).astype(np.float64),
         sent[pos].astype(np.float64), cohesion_gap(words, pos, width=COHESION_NEAR_WORDS),
         cohesion_gap(words, pos, width=COHESION_FAR_WORDS), np.log1p(spot[pos]),
+        speaker_change_near(pos, speaker_changes, n_words=n),
     ])
     return BoundaryCues(positions=pos, values=values)
 
@@ -194,8 +223,23 @@ class BoundaryCombiner:
         if self.min_words < 0 or self.block_seconds < 0 or self.gap_seconds < 0:
             raise ParameterError(f"combiner needs non-negative lengths, got min_words {self.min_words}, "
                                  f"block_seconds {self.block_seconds}, gap_seconds {self.gap_seconds}")
-        if tuple(self.cue_names) != CUE_NAMES:
-            raise ParameterError(f"combiner was fitted on cues {self.cue_names}, this version computes {CUE_NAMES}")
+        if tuple(self.cue_names) not in (CUE_NAMES, SPEAKER_CUE_NAMES):
+            raise ParameterError(f"combiner was fitted on cues {self.cue_names}, this version computes "
+                                 f"{CUE_NAMES} or {SPEAKER_CUE_NAMES}")
+
+    @property
+    def uses_speakers(self) -> bool:
+        """Whether the combiner reads the ``speaker_change`` cue (so wants speaker turns)."""
+        return SPEAKER_CUE in self.cue_names
+
+    def columns(self, values: np.ndarray) -> np.ndarray:
+        """The combiner's own cues from rows of every cue (k, len(ALL_CUE_NAMES)) or of its own (k, len(cue_names))."""
+        v = np.asarray(values, dtype=np.float64)
+        if v.ndim == 2 and v.shape[1] == len(self.cue_names):
+            return v
+        if v.ndim == 2 and v.shape[1] == len(ALL_CUE_NAMES):
+            return v[:, [ALL_CUE_NAMES.index(name) for name in self.cue_names]]
+        raise ParameterError(f"cues must have {len(self.cue_names)} or {len(ALL_CUE_NAMES)} columns, got {v.shape}")
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -214,8 +258,8 @@ class BoundaryCombiner:
             raise ParameterError(f"not a boundary combiner: {values!r}") from exc
 
     def probability(self, cues: np.ndarray) -> np.ndarray:
-        """Story-start probability of every candidate, float64 (k,), from cues (k, len(CUE_NAMES))."""
-        return start_probability(cues, np.asarray(self.weights), np.asarray(self.mean), np.asarray(self.scale))
+        """Story-start probability of every candidate, float64 (k,), from cues (k, f) (see :meth:`columns`)."""
+        return start_probability(self.columns(cues), np.asarray(self.weights), np.asarray(self.mean), np.asarray(self.scale))
 
     def story_starts(self, cues: BoundaryCues, *, n_words: int, starts: np.ndarray | None = None,
                      ends: np.ndarray | None = None) -> np.ndarray:
@@ -275,12 +319,15 @@ def decode_candidates(positions: np.ndarray, probability: np.ndarray, *, n_words
 def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str], starts: np.ndarray | None,
                          ends: np.ndarray | None, sentence_starts: np.ndarray | None = None,
                          x_duration: np.ndarray | None = None,
-                         transcribed: np.ndarray | None = None) -> Segmentation:
+                         transcribed: np.ndarray | None = None,
+                         speaker_changes: np.ndarray | None = None) -> Segmentation:
     """``seg`` with its story starts placed by a model's saved combiner instead of the Viterbi path.
 
     The pause before each word is the detectors' ``x_duration`` when given, else the gap
     between word times; words not ``transcribed`` are no candidates and add no pause. Needs
     ``seg.boundary_posterior``; without it (decoding only) ``seg`` is returned unchanged.
+    ``speaker_changes`` (word indices where a speaker turn starts) feed the ``speaker_change``
+    cue of a combiner fitted with it (see :func:`model_combiner` for picking one).
     """
     posterior = seg.boundary_posterior
     n = posterior.shape[0]
@@ -289,7 +336,8 @@ def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str],
     pause = run_time_pauses(n, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed)
     rule = BoundaryCombiner.from_dict(combiner)
     cues = boundary_cues(posterior=posterior, viterbi_starts=seg.story_starts, pause=pause, words=words,
-                         sentence_starts=sentence_starts, starts=starts, ends=ends, gap_seconds=rule.gap_seconds)
+                         sentence_starts=sentence_starts, starts=starts, ends=ends, gap_seconds=rule.gap_seconds,
+                         speaker_changes=speaker_changes)
     if transcribed is not None:  # no story starts at a word heard in music or noise
         heard = np.asarray(transcribed, dtype=bool)[cues.positions] | (cues.positions == 0)
         cues = BoundaryCues(positions=cues.positions[heard], values=cues.values[heard])
@@ -297,3 +345,15 @@ def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str],
     confidence = np.clip(windowed(posterior)[found], 0.0, 1.0)
     confidence[found == 0] = 1.0
     return replace(seg, story_starts=found, confidence=confidence)
+
+
+#: Where a model's info keeps its combiner fitted with the ``speaker_change`` cue (beside ``boundary_combiner``).
+SPEAKER_COMBINER_KEY = "boundary_combiner_speakers"
+
+
+def model_combiner(info: dict, *, speaker_turns: bool) -> dict | None:
+    """The saved combiner a recording gets: the one fitted with speaker turns when the recording has
+    turns and the model carries one, else the one without (None: the model has no combiner)."""
+    if speaker_turns and SPEAKER_COMBINER_KEY in info:
+        return info[SPEAKER_COMBINER_KEY]
+    return info.get("boundary_combiner")

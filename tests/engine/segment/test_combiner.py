@@ -9,12 +9,18 @@ import pytest
 
 from engine.errors import ParameterError
 from engine.segment.combiner import (
+    ALL_CUE_NAMES,
     CUE_NAMES,
+    SPEAKER_COMBINER_KEY,
+    SPEAKER_CUE,
+    SPEAKER_CUE_NAMES,
     BoundaryCombiner,
     boundary_cues,
     candidate_positions,
     cohesion_gap,
     decode_candidates,
+    model_combiner,
+    speaker_change_near,
     spot_seconds,
 )
 
@@ -98,8 +104,8 @@ def test_cues_have_one_row_per_candidate_in_the_named_order(rng):
     posterior[150] = 0.9
     cues = boundary_cues(posterior=posterior, viterbi_starts=np.array([0, 150]), pause=pause, words=words,
                          sentence_starts=np.array([0, 75, 150]), starts=starts, ends=ends, gap_seconds=3.0)
-    assert cues.values.shape == (cues.positions.size, len(CUE_NAMES))
-    row = dict(zip(CUE_NAMES, cues.values[list(cues.positions).index(150)], strict=True))
+    assert cues.values.shape == (cues.positions.size, len(ALL_CUE_NAMES))
+    row = dict(zip(ALL_CUE_NAMES, cues.values[list(cues.positions).index(150)], strict=True))
     assert row["posterior"] == pytest.approx(0.9) and row["viterbi_near"] == 1 and row["gap_rule"] == 1
     assert row["sentence_start"] == 1 and row["log_pause"] == pytest.approx(np.log1p(pause[150]))
 
@@ -155,3 +161,66 @@ def test_ingest_places_boundaries_by_the_models_combiner(small_model, newsscape_
     assert len(found) > 3 and set(found.tolist()) <= set(candidate_positions(pause, None).tolist())
     assert np.diff(found).min() >= 30
     np.testing.assert_array_equal(stories(_combiner(threshold=1.0)), [0])
+
+
+def naive_speaker_change_near(positions: np.ndarray, changes: np.ndarray, reach: int) -> np.ndarray:
+    return np.array([float(any(abs(int(p) - int(c)) <= reach for c in changes)) for p in positions])
+
+
+def test_speaker_change_near_matches_the_obvious_loop(rng):
+    positions = np.sort(rng.choice(np.arange(500), 60, replace=False))
+    changes = np.sort(rng.choice(np.arange(500), 25, replace=False))
+    for reach in (0, 1, 3, 10):
+        np.testing.assert_array_equal(speaker_change_near(positions, changes, n_words=500, reach=reach),
+                                      naive_speaker_change_near(positions, changes, reach))
+
+
+def test_speaker_change_near_is_exact_at_the_edges_and_zero_without_turns():
+    positions = np.array([0, 6, 7, 10, 14, 19])
+    np.testing.assert_array_equal(speaker_change_near(positions, np.array([10]), n_words=20, reach=3),
+                                  [0, 0, 1, 1, 0, 0])
+    np.testing.assert_array_equal(speaker_change_near(positions, np.array([19, 40, -2]), n_words=20, reach=0),
+                                  [0, 0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(speaker_change_near(positions, None, n_words=20), np.zeros(6))
+
+
+def _cues_with_turns(turns):
+    n = 300
+    words = [f"w{i % 37}" for i in range(n)]
+    starts = np.arange(n) * 0.4
+    pause = np.full(n, 0.1)
+    return boundary_cues(posterior=np.full(n, 0.01), viterbi_starts=np.array([0]), pause=pause, words=words,
+                         sentence_starts=None, starts=starts, ends=starts + 0.3, gap_seconds=3.0,
+                         speaker_changes=turns)
+
+
+def test_the_speaker_cue_is_read_only_by_a_combiner_fitted_with_it():
+    with_turns = _cues_with_turns(np.array([100, 200]))
+    column = with_turns.values[:, ALL_CUE_NAMES.index(SPEAKER_CUE)]
+    assert column.sum() == 14 and set(with_turns.positions[column == 1].tolist()) == {*range(97, 104), *range(197, 204)}
+    plain = _combiner()
+    assert not plain.uses_speakers
+    # a combiner without the cue gives the same probabilities whatever the turns say
+    np.testing.assert_array_equal(plain.probability(with_turns.values),
+                                  plain.probability(_cues_with_turns(None).values))
+    k = len(SPEAKER_CUE_NAMES)
+    speaker = BoundaryCombiner(weights=(-4.0, *([0.0] * (k - 1)), 8.0), mean=(0.0,) * k, scale=(1.0,) * k,
+                               threshold=0.5, min_words=30, cue_names=SPEAKER_CUE_NAMES)
+    assert speaker.uses_speakers
+    found = speaker.story_starts(with_turns, n_words=300)
+    np.testing.assert_array_equal(found, [0, 97, 197])  # the first candidate of each turn's neighbourhood
+    np.testing.assert_array_equal(speaker.story_starts(_cues_with_turns(None), n_words=300), [0])
+
+
+def test_a_model_gives_its_speaker_combiner_only_to_a_recording_with_turns():
+    info = {"boundary_combiner": {"which": "plain"}, SPEAKER_COMBINER_KEY: {"which": "speakers"}}
+    assert model_combiner(info, speaker_turns=True) == {"which": "speakers"}
+    assert model_combiner(info, speaker_turns=False) == {"which": "plain"}
+    assert model_combiner({"boundary_combiner": {"which": "plain"}}, speaker_turns=True) == {"which": "plain"}
+    assert model_combiner({}, speaker_turns=True) is None
+
+
+def test_a_saved_speaker_combiner_round_trips():
+    k = len(SPEAKER_CUE_NAMES)
+    speaker = BoundaryCombiner(weights=(0.0,) * (k + 1), mean=(0.0,) * k, scale=(1.0,) * k, cue_names=SPEAKER_CUE_NAMES)
+    assert BoundaryCombiner.from_dict(speaker.as_dict()) == speaker
