@@ -2,18 +2,20 @@
 
 Run from the repository root::
 
-    python bench/segment_speaker_cue_bench.py [--model-cache DIR] [--seeds N]
+    python -m bench.segment_speaker_cue_bench [--model-cache DIR] [--seeds N]
 
 Writes ``bench/results/segment_speaker_cue.json`` and ``.md``.
 
 Nested leave-one-day-out on the four NewsScape caption days (``../shared/data/newsscape``),
 the protocol of ``bench/segment_heldout_bench.py`` (whose held-out decodes and peers it reuses):
 each held-out day is decoded by the HMM trained on the other three days, and the combiner is
-fitted on inner leave-one-day-out decodes of those three days only, once with the cues of the
-shipped combiner and once with ``speaker_change`` added. Speaker changes are the caption rows'
+fitted on inner leave-one-day-out decodes of those three days only: with the cues of the
+shipped combiner, with ``speaker_change`` added, and with the turn lengths added too
+(``engine.segment.combiner.SPEAKER_CUES``). Speaker changes are the caption rows'
 ``>>`` and ``>>>`` marks, read alike as "another speaker starts here"; as ``>>>`` also opens
-every true segment on three of the days (``bench/caption_markup_bench.py``), one row keeps only
-``>>`` (a lower bound: it loses the real speaker changes a captioner marked ``>>>``). Rows with
+every true segment on three of the days (``bench/caption_markup_bench.py``), rows that keep only
+``>>`` stand for what a diarizer can know (a lower bound: they lose the real speaker changes a
+captioner marked ``>>>``); the rows with ``>>>`` flatter the cue. Rows with
 noised turns stand for diarized ones: on the held-out day only (the combiner is fitted on the
 caption marks, as the shipped one would be), a share of the changes is dropped and as many
 false changes as that share of the true count are added at random words (seeded), at rates
@@ -37,7 +39,7 @@ from bench.common import SHARED, write_result
 from bench.segment_bench import nltk_scores
 from engine.research.segment.combiner_fit import DecodedDay, fit_combiner
 from engine.research.segment.gap_rule import fit_gap_threshold
-from engine.segment.combiner import CUE_NAMES, SPEAKER_CUE_NAMES
+from engine.segment.combiner import CUE_NAMES, SPEAKER_CUE_NAMES, TURN_CUE_NAMES
 from engine.segment.features import PUNCTUATED_FEATURES
 from engine.segment.rules import gap_rule_starts
 from engine.segment.text import Transcript, normalize_words, read_corpus, txt3_rows
@@ -46,16 +48,22 @@ from engine.segment.text import Transcript, normalize_words, read_corpus, txt3_r
 TOLERANCE_WORDS = 10
 #: (share of true changes dropped, false changes added as a share of the true count) per noised row.
 NOISE = ((0.1, 0.1), (0.3, 0.3))
-NO_CUE = "combiner without speaker_change (shipped cues)"
-CAPTIONS = "with speaker_change, turns from >> and >>>"
-SINGLE = "with speaker_change, turns from >> only (>>> dropped)"
+NO_CUE = "combiner without speaker cues (shipped cues)"
+#: Speaker rows: (turns read from, cues added to the shipped ones).
+SOURCES = {"both": ">> and >>>", "single": ">> only (>>> dropped)"}
+CUE_SETS = {"change": (SPEAKER_CUE_NAMES, "speaker_change"),
+            "turns": (TURN_CUE_NAMES, "speaker_change and turn lengths")}
 GAP = "caption-gap rule (T on training days)"
 NONE = "no boundary"
 LABEL = "punctuated"
 
 
-def noisy_label(drop: float, add: float) -> str:
-    return f"with speaker_change, >> and >>> turns noised: {drop:.0%} dropped, {add:.0%} false added"
+def speaker_label(source: str, cues: str) -> str:
+    return f"with {CUE_SETS[cues][1]}, turns from {SOURCES[source]}"
+
+
+def noisy_label(source: str, cues: str, drop: float, add: float) -> str:
+    return f"{speaker_label(source, cues)}, noised: {drop:.0%} dropped, {add:.0%} false added"
 
 
 def triple_chevrons(path: Path) -> np.ndarray:
@@ -114,29 +122,28 @@ def decode(combiner, train: list[Transcript], day: Transcript) -> np.ndarray:
 
 
 def run(days: list[Transcript], singles: list[Transcript], *, seeds: int) -> dict:
-    """Per held-out day and pooled scores of every row, and the fitted speaker_change weights."""
-    rows: dict[str, list[np.ndarray]] = {}
+    """Per held-out day and pooled scores of every row, and the fitted speaker weights."""
+    rows: dict[str, list] = {}
     weights: dict[str, dict] = {}
     for i, held in enumerate(days):
         train = [d for d in days if d is not held]
-        train_single = [d for j, d in enumerate(singles) if j != i]
         plain = fitted([replace(t, speaker_changes=None) for t in train], CUE_NAMES)
         rows.setdefault(NO_CUE, []).append(decode(plain, train, replace(held, speaker_changes=None)))
-        with_turns = fitted(train, SPEAKER_CUE_NAMES)
-        rows.setdefault(CAPTIONS, []).append(decode(with_turns, train, held))
-        weights[held.name] = {"speaker_change": with_turns.weights[-1], "threshold": with_turns.threshold,
-                              "min_words": with_turns.min_words, "without_threshold": plain.threshold,
-                              "without_min_words": plain.min_words}
-        single = fitted(train_single, SPEAKER_CUE_NAMES)
-        rows.setdefault(SINGLE, []).append(decode(single, train, singles[i]))
-        truth = held.speaker_changes if held.speaker_changes is not None else np.zeros(0, dtype=np.int64)
-        for drop, add in NOISE:
-            found = []
-            for seed in range(seeds):
-                rng = np.random.default_rng(seed)
-                found.append(decode(with_turns, train, replace(held, speaker_changes=noised(
-                    truth, len(held), drop=drop, add=add, rng=rng))))
-            rows.setdefault(noisy_label(drop, add), []).append(found)  # type: ignore[arg-type]
+        weights[held.name] = {"without": {"threshold": plain.threshold, "min_words": plain.min_words}}
+        for source, corpus in (("both", days), ("single", singles)):
+            own = corpus[i]
+            truth = own.speaker_changes if own.speaker_changes is not None else np.zeros(0, dtype=np.int64)
+            for cues, (names, _) in CUE_SETS.items():
+                combiner = fitted([d for j, d in enumerate(corpus) if j != i], names)
+                rows.setdefault(speaker_label(source, cues), []).append(decode(combiner, train, own))
+                weights[held.name][speaker_label(source, cues)] = {
+                    **dict(zip(names[len(CUE_NAMES):], combiner.weights[len(CUE_NAMES) + 1:], strict=True)),
+                    "threshold": combiner.threshold, "min_words": combiner.min_words}
+                for drop, add in NOISE:
+                    found = [decode(combiner, train, replace(own, speaker_changes=noised(
+                        truth, len(held), drop=drop, add=add, rng=np.random.default_rng(seed))))
+                        for seed in range(seeds)]
+                    rows.setdefault(noisy_label(source, cues, drop, add), []).append(found)
         rows.setdefault(GAP, []).append(gap_rule_starts(held, threshold=fit_gap_threshold(train)))
         rows.setdefault(NONE, []).append(np.zeros(1, dtype=np.int64))
         print(f"held out {held.name}", file=sys.stderr, flush=True)
@@ -183,6 +190,14 @@ def markdown(results: dict) -> str:
                 f"{s['start_recall']:.3f} | {s['start_precision']:.3f} | {s['boundaries']:.0f} |")
 
     lines = ["## Pooled over the held-out days", "", head, *[row(n, s) for n, s in results["pooled"].items()]]
+    days = list(results["per_day"])
+    lines += ["", "## C_seg / Pk / WindowDiff per held-out day", "",
+              "| system | " + " | ".join(f"day {i + 1}" for i in range(len(days))) + " |",
+              "| --- |" + " ---: |" * len(days)]
+    for name in results["pooled"]:
+        cells = [results["per_day"][d][name] for d in days]
+        lines.append(f"| {name} | " + " | ".join(f"{c['tdt_cost']:.3f} / {c['pk']:.3f} / {c['windowdiff']:.3f}"
+                                                 for c in cells) + " |")
     for i, (day, rows) in enumerate(results["per_day"].items()):
         lines += ["", f"## Held-out day {i + 1} ({day[:10]})", "", head, *[row(n, s) for n, s in rows.items()]]
     lines += ["", "## What each day marks", "",
@@ -192,12 +207,12 @@ def markdown(results: dict) -> str:
     for i, m in enumerate(results["marks"].values()):
         lines.append(f"| {i + 1} | {m['words']} | {m['true_starts']} | {m['changes']} | {m['starts_near_changes']:.3f} | "
                      f"{m['changes_single']} | {m['starts_near_changes_single']:.3f} |")
-    lines += ["", "## Fitted speaker_change weight (standardised) and settings, per held-out day", "",
-              "| day | weight | threshold | min words | without the cue: threshold | min words |",
-              "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for i, w in enumerate(results["weights"].values()):
-        lines.append(f"| {i + 1} | {w['speaker_change']:.3f} | {w['threshold']:g} | {w['min_words']} | "
-                     f"{w['without_threshold']:g} | {w['without_min_words']} |")
+    lines += ["", "## Fitted speaker weights (standardised) and settings, per held-out day", "",
+              "| day | row | weights | threshold | min words |", "| --- | --- | --- | ---: | ---: |"]
+    for i, by_row in enumerate(results["weights"].values()):
+        for name, w in by_row.items():
+            shown = ", ".join(f"{k} {v:.3f}" for k, v in w.items() if k not in ("threshold", "min_words"))
+            lines.append(f"| {i + 1} | {name} | {shown or '-'} | {w['threshold']:g} | {w['min_words']} |")
     return "\n".join(lines) + "\n"
 
 

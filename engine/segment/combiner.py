@@ -20,9 +20,11 @@ Cues, one row per candidate (:data:`CUE_NAMES`):
   ``COHESION_NEAR_WORDS`` / ``COHESION_FAR_WORDS`` words on either side (TextTiling's gap score);
 * ``log_spot_seconds``: ``log(1 + s)`` of the time from the previous long pause to the next one,
   seconds: commercial spots are 15-60 s runs between long pauses;
-* ``speaker_change`` (optional, :data:`SPEAKER_CUE`): 1 if a speaker turn starts within
-  ±``SPEAKER_CHANGE_WORDS`` words of the candidate. Only a combiner fitted with it reads it;
-  a recording without speaker turns is decoded by the combiner fitted without it (a 0 there
+* speaker cues (optional, :data:`SPEAKER_CUES`): ``speaker_change``, 1 if a speaker turn starts
+  within ±``SPEAKER_CHANGE_WORDS`` words of the candidate; ``log_turn_words`` and
+  ``log_previous_turn_words``, ``log(1 + words)`` of the turn that starts there and of the one
+  before it (0 with no turn start near). Only a combiner fitted with them reads them; a
+  recording without speaker turns is decoded by the combiner fitted without them (a 0 there
   would read as "the same speaker goes on", which is not what "unknown" means).
 """
 
@@ -41,9 +43,12 @@ from engine.segment.segmentation import Segmentation
 CUE_NAMES = ("posterior", "posterior_logit", "viterbi_near", "log_pause", "gap_rule", "sentence_start",
              "cohesion_near", "cohesion_far", "log_spot_seconds")
 SPEAKER_CUE = "speaker_change"
+SPEAKER_CUES = (SPEAKER_CUE, "log_turn_words", "log_previous_turn_words")
 #: Every cue :func:`boundary_cues` computes, in its column order; a combiner reads a subset by name.
-ALL_CUE_NAMES = (*CUE_NAMES, SPEAKER_CUE)
-SPEAKER_CUE_NAMES = ALL_CUE_NAMES
+ALL_CUE_NAMES = (*CUE_NAMES, *SPEAKER_CUES)
+#: The shipped cues with the speaker change alone, and with the turn lengths too.
+SPEAKER_CUE_NAMES = (*CUE_NAMES, SPEAKER_CUE)
+TURN_CUE_NAMES = ALL_CUE_NAMES
 SPEAKER_CHANGE_WORDS = config.COMBINER_SPEAKER_CHANGE_WORDS
 COHESION_NEAR_WORDS = config.COMBINER_COHESION_NEAR_WORDS
 COHESION_FAR_WORDS = config.COMBINER_COHESION_FAR_WORDS
@@ -114,21 +119,32 @@ def spot_seconds(pause: np.ndarray, starts: np.ndarray | None, ends: np.ndarray 
     return np.maximum(t1[run_end[run]] - t0[breaks[run]], 0.0)
 
 
-def speaker_change_near(positions: np.ndarray, speaker_changes: np.ndarray | None, *, n_words: int,
-                        reach: int = SPEAKER_CHANGE_WORDS) -> np.ndarray:
-    """1.0 where a speaker turn starts within ±``reach`` words of a position, else 0.0, float64 (k,).
+def speaker_turn_cues(positions: np.ndarray, speaker_changes: np.ndarray | None, *, n_words: int,
+                      reach: int = SPEAKER_CHANGE_WORDS) -> np.ndarray:
+    """The :data:`SPEAKER_CUES` of every position, float64 (k, 3).
 
-    ``speaker_changes``: word indices where a new speaker starts (None: unknown, all 0).
+    Columns: ``speaker_change``, 1 if a turn starts within ±``reach`` words; ``log(1 + words)`` of the turn
+    starting at the turn start nearest the position (within ±``reach`` words; ties go to the
+    earlier) and of the turn before it (from word 0 for the first). 0 where no turn starts near.
     """
     pos = np.asarray(positions, dtype=np.int64)
-    if speaker_changes is None or n_words == 0:
-        return np.zeros(pos.shape[0])
-    turns = np.asarray(speaker_changes, dtype=np.int64)
-    marks = np.zeros(n_words + 1, dtype=np.int64)
-    for t in turns[(turns >= 0) & (turns < n_words)].tolist():
-        marks[max(t - reach, 0)] += 1
-        marks[min(t + reach + 1, n_words)] -= 1
-    return (np.cumsum(marks)[pos] > 0).astype(np.float64)
+    out = np.zeros((pos.shape[0], len(SPEAKER_CUES)))
+    if speaker_changes is None or n_words == 0 or pos.size == 0:
+        return out
+    turns = np.unique(np.asarray(speaker_changes, dtype=np.int64))
+    turns = turns[(turns >= 0) & (turns < n_words)]
+    if turns.size == 0:
+        return out
+    right = np.clip(np.searchsorted(turns, pos), 0, turns.size - 1)
+    left = np.clip(right - 1, 0, turns.size - 1)
+    nearest = np.where(np.abs(turns[left] - pos) <= np.abs(turns[right] - pos), left, right)
+    near = np.abs(turns[nearest] - pos) <= reach
+    following = np.append(turns[1:], n_words)[nearest] - turns[nearest]
+    previous = turns[nearest] - np.concatenate([[0], turns[:-1]])[nearest]
+    out[:, 0] = near
+    out[:, 1] = np.where(near, np.log1p(following), 0.0)
+    out[:, 2] = np.where(near, np.log1p(previous), 0.0)
+    return out
 
 
 def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: np.ndarray, words: list[str],
@@ -177,7 +193,7 @@ def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: n
         w, logit, vit_near.astype(np.float64), np.log1p(gap[pos]), (gap[pos] > gap_seconds).astype(np.float64),
         sent[pos].astype(np.float64), cohesion_gap(words, pos, width=COHESION_NEAR_WORDS),
         cohesion_gap(words, pos, width=COHESION_FAR_WORDS), np.log1p(spot[pos]),
-        speaker_change_near(pos, speaker_changes, n_words=n),
+        speaker_turn_cues(pos, speaker_changes, n_words=n),
     ])
     return BoundaryCues(positions=pos, values=values)
 
@@ -223,14 +239,15 @@ class BoundaryCombiner:
         if self.min_words < 0 or self.block_seconds < 0 or self.gap_seconds < 0:
             raise ParameterError(f"combiner needs non-negative lengths, got min_words {self.min_words}, "
                                  f"block_seconds {self.block_seconds}, gap_seconds {self.gap_seconds}")
-        if tuple(self.cue_names) not in (CUE_NAMES, SPEAKER_CUE_NAMES):
+        names, extra = tuple(self.cue_names[:len(CUE_NAMES)]), tuple(self.cue_names[len(CUE_NAMES):])
+        if names != CUE_NAMES or extra != tuple(c for c in SPEAKER_CUES if c in extra):
             raise ParameterError(f"combiner was fitted on cues {self.cue_names}, this version computes "
-                                 f"{CUE_NAMES} or {SPEAKER_CUE_NAMES}")
+                                 f"{CUE_NAMES} and optionally, in this order, {SPEAKER_CUES}")
 
     @property
     def uses_speakers(self) -> bool:
         """Whether the combiner reads the ``speaker_change`` cue (so wants speaker turns)."""
-        return SPEAKER_CUE in self.cue_names
+        return any(name in SPEAKER_CUES for name in self.cue_names)
 
     def columns(self, values: np.ndarray) -> np.ndarray:
         """The combiner's own cues from rows of every cue (k, len(ALL_CUE_NAMES)) or of its own (k, len(cue_names))."""
@@ -326,8 +343,8 @@ def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str],
     The pause before each word is the detectors' ``x_duration`` when given, else the gap
     between word times; words not ``transcribed`` are no candidates and add no pause. Needs
     ``seg.boundary_posterior``; without it (decoding only) ``seg`` is returned unchanged.
-    ``speaker_changes`` (word indices where a speaker turn starts) feed the ``speaker_change``
-    cue of a combiner fitted with it (see :func:`model_combiner` for picking one).
+    ``speaker_changes`` (word indices where a speaker turn starts) feed the speaker cues of a
+    combiner fitted with them; the shipped models carry none (docs/segmentation.md says why).
     """
     posterior = seg.boundary_posterior
     n = posterior.shape[0]
@@ -346,14 +363,3 @@ def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str],
     confidence[found == 0] = 1.0
     return replace(seg, story_starts=found, confidence=confidence)
 
-
-#: Where a model's info keeps its combiner fitted with the ``speaker_change`` cue (beside ``boundary_combiner``).
-SPEAKER_COMBINER_KEY = "boundary_combiner_speakers"
-
-
-def model_combiner(info: dict, *, speaker_turns: bool) -> dict | None:
-    """The saved combiner a recording gets: the one fitted with speaker turns when the recording has
-    turns and the model carries one, else the one without (None: the model has no combiner)."""
-    if speaker_turns and SPEAKER_COMBINER_KEY in info:
-        return info[SPEAKER_COMBINER_KEY]
-    return info.get("boundary_combiner")

@@ -187,7 +187,8 @@ def fit_combiner(decoded: Sequence[DecodedDay], *, gap_seconds: float,
     peers : sequence of float arrays (m, 3), optional
         Per day, C_seg, Pk and WindowDiff of the systems to beat on it.
     cue_names : sequence of str
-        :data:`CUE_NAMES`, or :data:`SPEAKER_CUE_NAMES` to read the days' speaker changes too.
+        :data:`CUE_NAMES`, or :data:`SPEAKER_CUE_NAMES` or :data:`TURN_CUE_NAMES` to read the days' speaker
+        changes too (``Transcript.speaker_changes``).
     """
     if len(decoded) < 2:
         raise ParameterError(f"fitting the combiner needs at least 2 decoded days, got {len(decoded)}")

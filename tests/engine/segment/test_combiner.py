@@ -11,18 +11,18 @@ from engine.errors import ParameterError
 from engine.segment.combiner import (
     ALL_CUE_NAMES,
     CUE_NAMES,
-    SPEAKER_COMBINER_KEY,
     SPEAKER_CUE,
     SPEAKER_CUE_NAMES,
     BoundaryCombiner,
+    apply_model_combiner,
     boundary_cues,
     candidate_positions,
     cohesion_gap,
     decode_candidates,
-    model_combiner,
-    speaker_change_near,
+    speaker_turn_cues,
     spot_seconds,
 )
+from engine.segment.segmentation import Segmentation
 
 
 def _combiner(**changes) -> BoundaryCombiner:
@@ -163,25 +163,38 @@ def test_ingest_places_boundaries_by_the_models_combiner(small_model, newsscape_
     np.testing.assert_array_equal(stories(_combiner(threshold=1.0)), [0])
 
 
-def naive_speaker_change_near(positions: np.ndarray, changes: np.ndarray, reach: int) -> np.ndarray:
-    return np.array([float(any(abs(int(p) - int(c)) <= reach for c in changes)) for p in positions])
+def naive_speaker_turn_cues(positions: np.ndarray, changes: np.ndarray, n_words: int, reach: int) -> np.ndarray:
+    """Per position: a change within reach, and log(1 + words) of the nearest change's turn and the turn before."""
+    turns = sorted(set(int(c) for c in changes if 0 <= c < n_words))
+    out = np.zeros((len(positions), 3))
+    for k, p in enumerate(positions.tolist()):
+        near = [c for c in turns if abs(c - p) <= reach]
+        if not near:
+            continue
+        c = min(near, key=lambda x: (abs(x - p), x))
+        j = turns.index(c)
+        following = (turns[j + 1] if j + 1 < len(turns) else n_words) - c
+        previous = c - (turns[j - 1] if j > 0 else 0)
+        out[k] = [1.0, np.log1p(following), np.log1p(previous)]
+    return out
 
 
-def test_speaker_change_near_matches_the_obvious_loop(rng):
+def test_speaker_turn_cues_match_the_obvious_loop(rng):
     positions = np.sort(rng.choice(np.arange(500), 60, replace=False))
-    changes = np.sort(rng.choice(np.arange(500), 25, replace=False))
+    changes = rng.choice(np.arange(-5, 505), 25, replace=False)
     for reach in (0, 1, 3, 10):
-        np.testing.assert_array_equal(speaker_change_near(positions, changes, n_words=500, reach=reach),
-                                      naive_speaker_change_near(positions, changes, reach))
+        np.testing.assert_allclose(speaker_turn_cues(positions, changes, n_words=500, reach=reach),
+                                   naive_speaker_turn_cues(positions, changes, 500, reach), atol=1e-12)
 
 
-def test_speaker_change_near_is_exact_at_the_edges_and_zero_without_turns():
+def test_speaker_turn_cues_are_exact_at_the_edges_and_zero_without_turns():
     positions = np.array([0, 6, 7, 10, 14, 19])
-    np.testing.assert_array_equal(speaker_change_near(positions, np.array([10]), n_words=20, reach=3),
-                                  [0, 0, 1, 1, 0, 0])
-    np.testing.assert_array_equal(speaker_change_near(positions, np.array([19, 40, -2]), n_words=20, reach=0),
+    cues = speaker_turn_cues(positions, np.array([10]), n_words=20, reach=3)
+    np.testing.assert_array_equal(cues[:, 0], [0, 0, 1, 1, 0, 0])
+    np.testing.assert_allclose(cues[2:4, 1:], [[np.log1p(10), np.log1p(10)]] * 2)
+    np.testing.assert_array_equal(speaker_turn_cues(positions, np.array([19, 40, -2]), n_words=20, reach=0)[:, 0],
                                   [0, 0, 0, 0, 0, 1])
-    np.testing.assert_array_equal(speaker_change_near(positions, None, n_words=20), np.zeros(6))
+    np.testing.assert_array_equal(speaker_turn_cues(positions, None, n_words=20), np.zeros((6, 3)))
 
 
 def _cues_with_turns(turns):
@@ -212,12 +225,19 @@ def test_the_speaker_cue_is_read_only_by_a_combiner_fitted_with_it():
     np.testing.assert_array_equal(speaker.story_starts(_cues_with_turns(None), n_words=300), [0])
 
 
-def test_a_model_gives_its_speaker_combiner_only_to_a_recording_with_turns():
-    info = {"boundary_combiner": {"which": "plain"}, SPEAKER_COMBINER_KEY: {"which": "speakers"}}
-    assert model_combiner(info, speaker_turns=True) == {"which": "speakers"}
-    assert model_combiner(info, speaker_turns=False) == {"which": "plain"}
-    assert model_combiner({"boundary_combiner": {"which": "plain"}}, speaker_turns=True) == {"which": "plain"}
-    assert model_combiner({}, speaker_turns=True) is None
+def test_a_speaker_combiner_reads_the_turns_given_at_run_time():
+    n = 300
+    posterior = np.full(n, 0.01)
+    seg = Segmentation(story_starts=np.array([0]), confidence=np.ones(1), boundary_posterior=posterior,
+                       states=np.zeros(n, dtype=np.int64))
+    k = len(SPEAKER_CUE_NAMES)
+    speaker = BoundaryCombiner(weights=(-4.0, *([0.0] * (k - 1)), 8.0), mean=(0.0,) * k, scale=(1.0,) * k,
+                               threshold=0.5, min_words=30, cue_names=SPEAKER_CUE_NAMES).as_dict()
+    starts = np.arange(n) * 0.4
+    run = {"words": [f"w{i % 37}" for i in range(n)], "starts": starts, "ends": starts + 0.3}
+    with_turns = apply_model_combiner(seg, speaker, **run, speaker_changes=np.array([150]))
+    np.testing.assert_array_equal(with_turns.story_starts, [0, 147])
+    np.testing.assert_array_equal(apply_model_combiner(seg, speaker, **run).story_starts, [0])
 
 
 def test_a_saved_speaker_combiner_round_trips():
