@@ -55,6 +55,7 @@ from bench import (
     segment_heldout_bench,
     segment_landing_bench,
     segment_recogniser_bench,
+    segment_speaker_cue_bench,
     segment_whisper_stories_bench,
     speakers_bench,
     speakers_find_bench,
@@ -152,6 +153,9 @@ TABLES: dict[str, Table] = {
     "segment-whisper-stories": Table(("segment_whisper_stories",), _one(segment_whisper_stories_bench.stories_table),
                                      "the choice of ingest's path was made looking at these broadcasts"),
     "caption-markup": Table(("caption_markup",), _bench_table(caption_markup_bench.markdown, 1)),
+    "segment-speaker-cue": Table(("segment_speaker_cue",), _bench_table(segment_speaker_cue_bench.markdown, 0)),
+    "segment-speaker-cue-days": Table(("segment_speaker_cue",), _bench_table(segment_speaker_cue_bench.markdown, 1)),
+    "segment-speaker-cue-marks": Table(("segment_speaker_cue",), _bench_table(segment_speaker_cue_bench.markdown, 6)),
     # docs/search.md
     "search-quality": Table(("search",), _bench_table(search_bench.markdown, 0)),
     "search-scale": Table(("search",), _bench_table(search_bench.markdown, 20)),

@@ -19,7 +19,13 @@ Cues, one row per candidate (:data:`CUE_NAMES`):
 * ``cohesion_near``, ``cohesion_far``: 1 - cosine of the content-word counts of the
   ``COHESION_NEAR_WORDS`` / ``COHESION_FAR_WORDS`` words on either side (TextTiling's gap score);
 * ``log_spot_seconds``: ``log(1 + s)`` of the time from the previous long pause to the next one,
-  seconds: commercial spots are 15-60 s runs between long pauses.
+  seconds: commercial spots are 15-60 s runs between long pauses;
+* speaker cues (optional, :data:`SPEAKER_CUES`): ``speaker_change``, 1 if a speaker turn starts
+  within ±``SPEAKER_CHANGE_WORDS`` words of the candidate; ``log_turn_words`` and
+  ``log_previous_turn_words``, ``log(1 + words)`` of the turn that starts there and of the one
+  before it (0 with no turn start near). Only a combiner fitted with them reads them; a
+  recording without speaker turns is decoded by the combiner fitted without them (a 0 there
+  would read as "the same speaker goes on", which is not what "unknown" means).
 """
 
 from __future__ import annotations
@@ -36,6 +42,14 @@ from engine.segment.segmentation import Segmentation
 
 CUE_NAMES = ("posterior", "posterior_logit", "viterbi_near", "log_pause", "gap_rule", "sentence_start",
              "cohesion_near", "cohesion_far", "log_spot_seconds")
+SPEAKER_CUE = "speaker_change"
+SPEAKER_CUES = (SPEAKER_CUE, "log_turn_words", "log_previous_turn_words")
+#: Every cue :func:`boundary_cues` computes, in its column order; a combiner reads a subset by name.
+ALL_CUE_NAMES = (*CUE_NAMES, *SPEAKER_CUES)
+#: The shipped cues with the speaker change alone, and with the turn lengths too.
+SPEAKER_CUE_NAMES = (*CUE_NAMES, SPEAKER_CUE)
+TURN_CUE_NAMES = ALL_CUE_NAMES
+SPEAKER_CHANGE_WORDS = config.COMBINER_SPEAKER_CHANGE_WORDS
 COHESION_NEAR_WORDS = config.COMBINER_COHESION_NEAR_WORDS
 COHESION_FAR_WORDS = config.COMBINER_COHESION_FAR_WORDS
 CANDIDATE_PAUSE_SECONDS = config.COMBINER_CANDIDATE_PAUSE_SECONDS
@@ -50,8 +64,8 @@ class BoundaryCues:
     ----------
     positions : int64 array, shape (k,)
         Candidate word indices, sorted, first entry 0.
-    values : float64 array, shape (k, len(CUE_NAMES))
-        One row of cues per candidate, columns in :data:`CUE_NAMES` order.
+    values : float64 array, shape (k, len(ALL_CUE_NAMES))
+        One row of cues per candidate, columns in :data:`ALL_CUE_NAMES` order.
     """
 
     positions: np.ndarray
@@ -105,9 +119,37 @@ def spot_seconds(pause: np.ndarray, starts: np.ndarray | None, ends: np.ndarray 
     return np.maximum(t1[run_end[run]] - t0[breaks[run]], 0.0)
 
 
+def speaker_turn_cues(positions: np.ndarray, speaker_changes: np.ndarray | None, *, n_words: int,
+                      reach: int = SPEAKER_CHANGE_WORDS) -> np.ndarray:
+    """The :data:`SPEAKER_CUES` of every position, float64 (k, 3).
+
+    Columns: ``speaker_change``, 1 if a turn starts within ±``reach`` words; ``log(1 + words)`` of the turn
+    starting at the turn start nearest the position (within ±``reach`` words; ties go to the
+    earlier) and of the turn before it (from word 0 for the first). 0 where no turn starts near.
+    """
+    pos = np.asarray(positions, dtype=np.int64)
+    out = np.zeros((pos.shape[0], len(SPEAKER_CUES)))
+    if speaker_changes is None or n_words == 0 or pos.size == 0:
+        return out
+    turns = np.unique(np.asarray(speaker_changes, dtype=np.int64))
+    turns = turns[(turns >= 0) & (turns < n_words)]
+    if turns.size == 0:
+        return out
+    right = np.clip(np.searchsorted(turns, pos), 0, turns.size - 1)
+    left = np.clip(right - 1, 0, turns.size - 1)
+    nearest = np.where(np.abs(turns[left] - pos) <= np.abs(turns[right] - pos), left, right)
+    near = np.abs(turns[nearest] - pos) <= reach
+    following = np.append(turns[1:], n_words)[nearest] - turns[nearest]
+    previous = turns[nearest] - np.concatenate([[0], turns[:-1]])[nearest]
+    out[:, 0] = near
+    out[:, 1] = np.where(near, np.log1p(following), 0.0)
+    out[:, 2] = np.where(near, np.log1p(previous), 0.0)
+    return out
+
+
 def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: np.ndarray, words: list[str],
                   sentence_starts: np.ndarray | None, starts: np.ndarray | None, ends: np.ndarray | None,
-                  gap_seconds: float) -> BoundaryCues:
+                  gap_seconds: float, speaker_changes: np.ndarray | None = None) -> BoundaryCues:
     """The cues of every candidate position of one word sequence (see the module docstring).
 
     Parameters
@@ -125,6 +167,8 @@ def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: n
         Word times in seconds.
     gap_seconds : float
         The caption-gap rule's threshold, seconds.
+    speaker_changes : int array, optional
+        Words at which a new speaker starts; None when the recording has no speaker turns.
     """
     p = np.asarray(posterior, dtype=np.float64)
     gap = np.asarray(pause, dtype=np.float64)
@@ -149,6 +193,7 @@ def boundary_cues(*, posterior: np.ndarray, viterbi_starts: np.ndarray, pause: n
         w, logit, vit_near.astype(np.float64), np.log1p(gap[pos]), (gap[pos] > gap_seconds).astype(np.float64),
         sent[pos].astype(np.float64), cohesion_gap(words, pos, width=COHESION_NEAR_WORDS),
         cohesion_gap(words, pos, width=COHESION_FAR_WORDS), np.log1p(spot[pos]),
+        speaker_turn_cues(pos, speaker_changes, n_words=n),
     ])
     return BoundaryCues(positions=pos, values=values)
 
@@ -194,8 +239,24 @@ class BoundaryCombiner:
         if self.min_words < 0 or self.block_seconds < 0 or self.gap_seconds < 0:
             raise ParameterError(f"combiner needs non-negative lengths, got min_words {self.min_words}, "
                                  f"block_seconds {self.block_seconds}, gap_seconds {self.gap_seconds}")
-        if tuple(self.cue_names) != CUE_NAMES:
-            raise ParameterError(f"combiner was fitted on cues {self.cue_names}, this version computes {CUE_NAMES}")
+        names, extra = tuple(self.cue_names[:len(CUE_NAMES)]), tuple(self.cue_names[len(CUE_NAMES):])
+        if names != CUE_NAMES or extra != tuple(c for c in SPEAKER_CUES if c in extra):
+            raise ParameterError(f"combiner was fitted on cues {self.cue_names}, this version computes "
+                                 f"{CUE_NAMES} and optionally, in this order, {SPEAKER_CUES}")
+
+    @property
+    def uses_speakers(self) -> bool:
+        """Whether the combiner reads the ``speaker_change`` cue (so wants speaker turns)."""
+        return any(name in SPEAKER_CUES for name in self.cue_names)
+
+    def columns(self, values: np.ndarray) -> np.ndarray:
+        """The combiner's own cues from rows of every cue (k, len(ALL_CUE_NAMES)) or of its own (k, len(cue_names))."""
+        v = np.asarray(values, dtype=np.float64)
+        if v.ndim == 2 and v.shape[1] == len(self.cue_names):
+            return v
+        if v.ndim == 2 and v.shape[1] == len(ALL_CUE_NAMES):
+            return v[:, [ALL_CUE_NAMES.index(name) for name in self.cue_names]]
+        raise ParameterError(f"cues must have {len(self.cue_names)} or {len(ALL_CUE_NAMES)} columns, got {v.shape}")
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -214,8 +275,8 @@ class BoundaryCombiner:
             raise ParameterError(f"not a boundary combiner: {values!r}") from exc
 
     def probability(self, cues: np.ndarray) -> np.ndarray:
-        """Story-start probability of every candidate, float64 (k,), from cues (k, len(CUE_NAMES))."""
-        return start_probability(cues, np.asarray(self.weights), np.asarray(self.mean), np.asarray(self.scale))
+        """Story-start probability of every candidate, float64 (k,), from cues (k, f) (see :meth:`columns`)."""
+        return start_probability(self.columns(cues), np.asarray(self.weights), np.asarray(self.mean), np.asarray(self.scale))
 
     def story_starts(self, cues: BoundaryCues, *, n_words: int, starts: np.ndarray | None = None,
                      ends: np.ndarray | None = None) -> np.ndarray:
@@ -275,12 +336,15 @@ def decode_candidates(positions: np.ndarray, probability: np.ndarray, *, n_words
 def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str], starts: np.ndarray | None,
                          ends: np.ndarray | None, sentence_starts: np.ndarray | None = None,
                          x_duration: np.ndarray | None = None,
-                         transcribed: np.ndarray | None = None) -> Segmentation:
+                         transcribed: np.ndarray | None = None,
+                         speaker_changes: np.ndarray | None = None) -> Segmentation:
     """``seg`` with its story starts placed by a model's saved combiner instead of the Viterbi path.
 
     The pause before each word is the detectors' ``x_duration`` when given, else the gap
     between word times; words not ``transcribed`` are no candidates and add no pause. Needs
     ``seg.boundary_posterior``; without it (decoding only) ``seg`` is returned unchanged.
+    ``speaker_changes`` (word indices where a speaker turn starts) feed the speaker cues of a
+    combiner fitted with them; the shipped models carry none (docs/segmentation.md says why).
     """
     posterior = seg.boundary_posterior
     n = posterior.shape[0]
@@ -289,7 +353,8 @@ def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str],
     pause = run_time_pauses(n, starts=starts, ends=ends, x_duration=x_duration, transcribed=transcribed)
     rule = BoundaryCombiner.from_dict(combiner)
     cues = boundary_cues(posterior=posterior, viterbi_starts=seg.story_starts, pause=pause, words=words,
-                         sentence_starts=sentence_starts, starts=starts, ends=ends, gap_seconds=rule.gap_seconds)
+                         sentence_starts=sentence_starts, starts=starts, ends=ends, gap_seconds=rule.gap_seconds,
+                         speaker_changes=speaker_changes)
     if transcribed is not None:  # no story starts at a word heard in music or noise
         heard = np.asarray(transcribed, dtype=bool)[cues.positions] | (cues.positions == 0)
         cues = BoundaryCues(positions=cues.positions[heard], values=cues.values[heard])
@@ -297,3 +362,4 @@ def apply_model_combiner(seg: Segmentation, combiner: dict, *, words: list[str],
     confidence = np.clip(windowed(posterior)[found], 0.0, 1.0)
     confidence[found == 0] = 1.0
     return replace(seg, story_starts=found, confidence=confidence)
+

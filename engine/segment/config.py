@@ -134,3 +134,5 @@ COMBINER_COHESION_NEAR_WORDS = 20
 COMBINER_COHESION_FAR_WORDS = 60
 COMBINER_CANDIDATE_PAUSE_SECONDS = 0.05
 COMBINER_COHESION_SHORT_WORD = 3
+#: A speaker turn starting within this many words of a candidate sets its ``speaker_change`` cue.
+COMBINER_SPEAKER_CHANGE_WORDS = 3

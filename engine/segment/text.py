@@ -58,6 +58,9 @@ class Transcript:
         the peer segmenters of the benchmark use it; the HMM never does).
     name : str
         Where the transcript came from.
+    speaker_changes : ndarray of int64, or None
+        Word indices at which a new speaker starts talking (a caption row's ``>>`` or ``>>>``,
+        or diarized turns); None when the source says nothing about speakers.
     """
 
     words: list[str]
@@ -66,6 +69,7 @@ class Transcript:
     ends: np.ndarray | None = None
     sentence_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     name: str = ""
+    speaker_changes: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.words)
@@ -80,6 +84,9 @@ class Transcript:
         keep = (self.story_starts > begin) & (self.story_starts < end)
         starts = np.concatenate([[0], self.story_starts[keep] - begin]).astype(np.int64)
         sent = self.sentence_starts[(self.sentence_starts >= begin) & (self.sentence_starts < end)] - begin
+        turns = self.speaker_changes
+        if turns is not None:
+            turns = (turns[(turns >= begin) & (turns < end)] - begin).astype(np.int64)
         return Transcript(
             words=self.words[begin:end],
             story_starts=starts,
@@ -87,6 +94,7 @@ class Transcript:
             ends=None if self.ends is None else self.ends[begin:end],
             sentence_starts=sent.astype(np.int64),
             name=f"{self.name}[{begin}:{end}]",
+            speaker_changes=turns,
         )
 
 
@@ -96,6 +104,15 @@ def strip_markup(text: str) -> str:
     text = _SPEAKER_LABEL.sub(" ", text)
     text = _CHEVRONS.sub(" ", text)
     return _STRAY_LABEL.sub(" ", text)
+
+
+def chevron_offsets(text: str) -> list[int]:
+    """How many words of a caption row's ``text`` come before each of its ``>>`` or ``>>>`` marks.
+
+    Both marks are read alike, as "another speaker starts here": ``>>>`` also marks a story
+    in some caption days, so telling them apart would leak the story truth.
+    """
+    return [len(normalize_words(text[:m.start()])) for m in _CHEVRONS.finditer(text)]
 
 
 def normalize_words(text: str) -> list[str]:
@@ -212,6 +229,7 @@ def read_txt3(path: str | Path) -> Transcript:
     ends: list[float] = []
     story_starts: list[int] = []
     sentence_starts: list[int] = []
+    speaker_changes: list[int] = []
     pending_sentence = True
     punctuated = False
     for row in txt3_rows(lines):
@@ -228,8 +246,9 @@ def read_txt3(path: str | Path) -> Transcript:
             pending_sentence = ends_sentence
             punctuated = punctuated or ends_sentence
             row_words.extend(piece_words)
-        span = max(t1 - t0, 0.0)
         n = len(row_words)
+        speaker_changes.extend(len(words) + k for k in chevron_offsets(row.text) if k < n)
+        span = max(t1 - t0, 0.0)
         for i, word in enumerate(row_words):
             words.append(word)
             starts.append(t0 + span * i / n)
@@ -247,6 +266,8 @@ def read_txt3(path: str | Path) -> Transcript:
         ends=np.round(np.asarray(ends) - origin, 9),
         sentence_starts=np.asarray(sentence_starts if punctuated else [], dtype=np.int64),
         name=path.name,
+        # captions that never write a chevron say nothing about speakers
+        speaker_changes=np.unique(np.asarray(speaker_changes, dtype=np.int64)) if speaker_changes else None,
     )
 
 

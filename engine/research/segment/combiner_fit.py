@@ -25,6 +25,7 @@ from engine.evaluate.segmentation import score_documents
 from engine.research.segment.gap_rule import fit_gap_threshold
 from engine.segment import config
 from engine.segment.combiner import (
+    ALL_CUE_NAMES,
     CUE_NAMES,
     BoundaryCombiner,
     BoundaryCues,
@@ -66,7 +67,7 @@ class DecodedDay:
         t = self.transcript
         return boundary_cues(posterior=self.posterior, viterbi_starts=self.viterbi, pause=pauses(t),
                              words=t.words, sentence_starts=t.sentence_starts, starts=t.starts, ends=t.ends,
-                             gap_seconds=gap_seconds)
+                             gap_seconds=gap_seconds, speaker_changes=t.speaker_changes)
 
 
 def candidate_labels(positions: np.ndarray, true_starts: np.ndarray,
@@ -131,8 +132,13 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = L2_PENALTY,
     return w, mean, scale
 
 
-def _stack(days: Sequence[tuple[BoundaryCues, Transcript]]) -> tuple[np.ndarray, np.ndarray]:
-    x = np.concatenate([c.values for c, _ in days])
+def _columns(cue_names: Sequence[str]) -> list[int]:
+    return [ALL_CUE_NAMES.index(name) for name in cue_names]
+
+
+def _stack(days: Sequence[tuple[BoundaryCues, Transcript]],
+           cue_names: Sequence[str] = CUE_NAMES) -> tuple[np.ndarray, np.ndarray]:
+    x = np.concatenate([c.values[:, _columns(cue_names)] for c, _ in days])
     y = np.concatenate([candidate_labels(c.positions, t.story_starts) for c, t in days])
     return x, y
 
@@ -157,18 +163,19 @@ def setting_cost(measures: Sequence[np.ndarray], peers: Sequence[np.ndarray] | N
 
 
 def held_out_probabilities(cues: Sequence[BoundaryCues], transcripts: Sequence[Transcript], *,
-                           l2: float = L2_PENALTY) -> list[np.ndarray]:
+                           l2: float = L2_PENALTY, cue_names: Sequence[str] = CUE_NAMES) -> list[np.ndarray]:
     """For each day, its candidates' probabilities under weights fitted on the other days only."""
     out = []
     for i in range(len(cues)):
         others = [(c, t) for j, (c, t) in enumerate(zip(cues, transcripts, strict=True)) if j != i]
-        w, mean, scale = fit_logistic(*_stack(others), l2=l2)
-        out.append(start_probability(cues[i].values, w, mean, scale))
+        w, mean, scale = fit_logistic(*_stack(others, cue_names), l2=l2)
+        out.append(start_probability(cues[i].values[:, _columns(cue_names)], w, mean, scale))
     return out
 
 
 def fit_combiner(decoded: Sequence[DecodedDay], *, gap_seconds: float,
-                 peers: Sequence[np.ndarray] | None = None, l2: float = L2_PENALTY) -> BoundaryCombiner:
+                 peers: Sequence[np.ndarray] | None = None, l2: float = L2_PENALTY,
+                 cue_names: Sequence[str] = CUE_NAMES) -> BoundaryCombiner:
     """The combiner chosen on held-out decodes of training days (protocol in the module docstring).
 
     Parameters
@@ -179,6 +186,9 @@ def fit_combiner(decoded: Sequence[DecodedDay], *, gap_seconds: float,
         The caption-gap threshold fitted on the same training days, seconds.
     peers : sequence of float arrays (m, 3), optional
         Per day, C_seg, Pk and WindowDiff of the systems to beat on it.
+    cue_names : sequence of str
+        :data:`CUE_NAMES`, or :data:`SPEAKER_CUE_NAMES` or :data:`TURN_CUE_NAMES` to read the days' speaker
+        changes too (``Transcript.speaker_changes``).
     """
     if len(decoded) < 2:
         raise ParameterError(f"fitting the combiner needs at least 2 decoded days, got {len(decoded)}")
@@ -186,7 +196,7 @@ def fit_combiner(decoded: Sequence[DecodedDay], *, gap_seconds: float,
         raise ParameterError(f"peers has {len(peers)} entries for {len(decoded)} decoded days")
     cues = [d.cues(gap_seconds) for d in decoded]
     transcripts = [d.transcript for d in decoded]
-    probs = held_out_probabilities(cues, transcripts, l2=l2)
+    probs = held_out_probabilities(cues, transcripts, l2=l2, cue_names=cue_names)
     best, best_cost = (0.5, config.MIN_STORY_WORDS, 0.0), np.inf
     for threshold, min_words, block in itertools.product(GRID_THRESHOLD, GRID_MIN_WORDS, GRID_BLOCK_SECONDS):
         measures = [_measures(decode_candidates(c.positions, p, n_words=len(t), threshold=threshold,
@@ -196,10 +206,10 @@ def fit_combiner(decoded: Sequence[DecodedDay], *, gap_seconds: float,
         cost = setting_cost(measures, peers)
         if cost < best_cost - 1e-12:
             best, best_cost = (threshold, min_words, block), cost
-    w, mean, scale = fit_logistic(*_stack(list(zip(cues, transcripts, strict=True))), l2=l2)
+    w, mean, scale = fit_logistic(*_stack(list(zip(cues, transcripts, strict=True)), cue_names), l2=l2)
     return BoundaryCombiner(weights=tuple(w.tolist()), mean=tuple(mean.tolist()), scale=tuple(scale.tolist()),
                             threshold=best[0], min_words=int(best[1]), block_seconds=best[2],
-                            gap_seconds=float(gap_seconds), cue_names=CUE_NAMES)
+                            gap_seconds=float(gap_seconds), cue_names=tuple(cue_names))
 
 
 def oracle_sweep(combiner: BoundaryCombiner, day: DecodedDay, peers: np.ndarray,
@@ -236,7 +246,7 @@ def gap_rule_and_no_boundary(train: Sequence[Transcript], day: Transcript) -> np
     return np.stack([_measures(f, day) for f in found])
 
 
-def fit_shipped_combiner(decoded: Sequence[DecodedDay]) -> BoundaryCombiner:
+def fit_shipped_combiner(decoded: Sequence[DecodedDay], cue_names: Sequence[str] = CUE_NAMES) -> BoundaryCombiner:
     """The combiner for a shipped model: every day decoded by a model trained on the other days.
 
     The gap rule's T is fitted on all the days; on each day the peers to beat are the gap
@@ -244,4 +254,4 @@ def fit_shipped_combiner(decoded: Sequence[DecodedDay]) -> BoundaryCombiner:
     """
     days = [d.transcript for d in decoded]
     peers = [gap_rule_and_no_boundary([t for t in days if t is not day], day) for day in days]
-    return fit_combiner(decoded, gap_seconds=fit_gap_threshold(days), peers=peers)
+    return fit_combiner(decoded, gap_seconds=fit_gap_threshold(days), peers=peers, cue_names=cue_names)

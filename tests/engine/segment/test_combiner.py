@@ -9,14 +9,20 @@ import pytest
 
 from engine.errors import ParameterError
 from engine.segment.combiner import (
+    ALL_CUE_NAMES,
     CUE_NAMES,
+    SPEAKER_CUE,
+    SPEAKER_CUE_NAMES,
     BoundaryCombiner,
+    apply_model_combiner,
     boundary_cues,
     candidate_positions,
     cohesion_gap,
     decode_candidates,
+    speaker_turn_cues,
     spot_seconds,
 )
+from engine.segment.segmentation import Segmentation
 
 
 def _combiner(**changes) -> BoundaryCombiner:
@@ -98,8 +104,8 @@ def test_cues_have_one_row_per_candidate_in_the_named_order(rng):
     posterior[150] = 0.9
     cues = boundary_cues(posterior=posterior, viterbi_starts=np.array([0, 150]), pause=pause, words=words,
                          sentence_starts=np.array([0, 75, 150]), starts=starts, ends=ends, gap_seconds=3.0)
-    assert cues.values.shape == (cues.positions.size, len(CUE_NAMES))
-    row = dict(zip(CUE_NAMES, cues.values[list(cues.positions).index(150)], strict=True))
+    assert cues.values.shape == (cues.positions.size, len(ALL_CUE_NAMES))
+    row = dict(zip(ALL_CUE_NAMES, cues.values[list(cues.positions).index(150)], strict=True))
     assert row["posterior"] == pytest.approx(0.9) and row["viterbi_near"] == 1 and row["gap_rule"] == 1
     assert row["sentence_start"] == 1 and row["log_pause"] == pytest.approx(np.log1p(pause[150]))
 
@@ -155,3 +161,86 @@ def test_ingest_places_boundaries_by_the_models_combiner(small_model, newsscape_
     assert len(found) > 3 and set(found.tolist()) <= set(candidate_positions(pause, None).tolist())
     assert np.diff(found).min() >= 30
     np.testing.assert_array_equal(stories(_combiner(threshold=1.0)), [0])
+
+
+def naive_speaker_turn_cues(positions: np.ndarray, changes: np.ndarray, n_words: int, reach: int) -> np.ndarray:
+    """Per position: a change within reach, and log(1 + words) of the nearest change's turn and the turn before."""
+    turns = sorted(set(int(c) for c in changes if 0 <= c < n_words))
+    out = np.zeros((len(positions), 3))
+    for k, p in enumerate(positions.tolist()):
+        near = [c for c in turns if abs(c - p) <= reach]
+        if not near:
+            continue
+        c = min(near, key=lambda x: (abs(x - p), x))
+        j = turns.index(c)
+        following = (turns[j + 1] if j + 1 < len(turns) else n_words) - c
+        previous = c - (turns[j - 1] if j > 0 else 0)
+        out[k] = [1.0, np.log1p(following), np.log1p(previous)]
+    return out
+
+
+def test_speaker_turn_cues_match_the_obvious_loop(rng):
+    positions = np.sort(rng.choice(np.arange(500), 60, replace=False))
+    changes = rng.choice(np.arange(-5, 505), 25, replace=False)
+    for reach in (0, 1, 3, 10):
+        np.testing.assert_allclose(speaker_turn_cues(positions, changes, n_words=500, reach=reach),
+                                   naive_speaker_turn_cues(positions, changes, 500, reach), atol=1e-12)
+
+
+def test_speaker_turn_cues_are_exact_at_the_edges_and_zero_without_turns():
+    positions = np.array([0, 6, 7, 10, 14, 19])
+    cues = speaker_turn_cues(positions, np.array([10]), n_words=20, reach=3)
+    np.testing.assert_array_equal(cues[:, 0], [0, 0, 1, 1, 0, 0])
+    np.testing.assert_allclose(cues[2:4, 1:], [[np.log1p(10), np.log1p(10)]] * 2)
+    np.testing.assert_array_equal(speaker_turn_cues(positions, np.array([19, 40, -2]), n_words=20, reach=0)[:, 0],
+                                  [0, 0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(speaker_turn_cues(positions, None, n_words=20), np.zeros((6, 3)))
+
+
+def _cues_with_turns(turns):
+    n = 300
+    words = [f"w{i % 37}" for i in range(n)]
+    starts = np.arange(n) * 0.4
+    pause = np.full(n, 0.1)
+    return boundary_cues(posterior=np.full(n, 0.01), viterbi_starts=np.array([0]), pause=pause, words=words,
+                         sentence_starts=None, starts=starts, ends=starts + 0.3, gap_seconds=3.0,
+                         speaker_changes=turns)
+
+
+def test_the_speaker_cue_is_read_only_by_a_combiner_fitted_with_it():
+    with_turns = _cues_with_turns(np.array([100, 200]))
+    column = with_turns.values[:, ALL_CUE_NAMES.index(SPEAKER_CUE)]
+    assert column.sum() == 14 and set(with_turns.positions[column == 1].tolist()) == {*range(97, 104), *range(197, 204)}
+    plain = _combiner()
+    assert not plain.uses_speakers
+    # a combiner without the cue gives the same probabilities whatever the turns say
+    np.testing.assert_array_equal(plain.probability(with_turns.values),
+                                  plain.probability(_cues_with_turns(None).values))
+    k = len(SPEAKER_CUE_NAMES)
+    speaker = BoundaryCombiner(weights=(-4.0, *([0.0] * (k - 1)), 8.0), mean=(0.0,) * k, scale=(1.0,) * k,
+                               threshold=0.5, min_words=30, cue_names=SPEAKER_CUE_NAMES)
+    assert speaker.uses_speakers
+    found = speaker.story_starts(with_turns, n_words=300)
+    np.testing.assert_array_equal(found, [0, 97, 197])  # the first candidate of each turn's neighbourhood
+    np.testing.assert_array_equal(speaker.story_starts(_cues_with_turns(None), n_words=300), [0])
+
+
+def test_a_speaker_combiner_reads_the_turns_given_at_run_time():
+    n = 300
+    posterior = np.full(n, 0.01)
+    seg = Segmentation(story_starts=np.array([0]), confidence=np.ones(1), boundary_posterior=posterior,
+                       states=np.zeros(n, dtype=np.int64))
+    k = len(SPEAKER_CUE_NAMES)
+    speaker = BoundaryCombiner(weights=(-4.0, *([0.0] * (k - 1)), 8.0), mean=(0.0,) * k, scale=(1.0,) * k,
+                               threshold=0.5, min_words=30, cue_names=SPEAKER_CUE_NAMES).as_dict()
+    starts = np.arange(n) * 0.4
+    run = {"words": [f"w{i % 37}" for i in range(n)], "starts": starts, "ends": starts + 0.3}
+    with_turns = apply_model_combiner(seg, speaker, **run, speaker_changes=np.array([150]))
+    np.testing.assert_array_equal(with_turns.story_starts, [0, 147])
+    np.testing.assert_array_equal(apply_model_combiner(seg, speaker, **run).story_starts, [0])
+
+
+def test_a_saved_speaker_combiner_round_trips():
+    k = len(SPEAKER_CUE_NAMES)
+    speaker = BoundaryCombiner(weights=(0.0,) * (k + 1), mean=(0.0,) * k, scale=(1.0,) * k, cue_names=SPEAKER_CUE_NAMES)
+    assert BoundaryCombiner.from_dict(speaker.as_dict()) == speaker

@@ -19,6 +19,7 @@ from engine.research.segment.combiner_fit import (
 )
 from engine.research.segment.experiments import nested_leave_one_out
 from engine.research.segment.gap_rule import fit_gap_threshold
+from engine.segment.combiner import CUE_NAMES, TURN_CUE_NAMES
 from engine.segment.rules import gap_rule_starts
 from engine.segment.text import Transcript
 
@@ -185,3 +186,19 @@ def test_shipped_combiner_is_fitted_against_the_gap_rule_and_no_boundary(rng):
     found = combiner.story_starts(days[0].cues(combiner.gap_seconds), n_words=len(transcripts[0]),
                                   starts=transcripts[0].starts, ends=transcripts[0].ends)
     assert np.all(_scores(found, transcripts[0]) <= peers[0])
+
+
+def test_a_combiner_fitted_with_speaker_turns_weighs_a_change_that_marks_stories(rng):
+    days = []
+    for i in range(3):
+        day = _day(rng, n_stories=25, name=f"day{i}")
+        t = day.transcript
+        inside = rng.integers(1, len(t), 40)  # turns inside stories too, as interviews give them
+        t.speaker_changes = np.union1d(t.story_starts[1:], inside).astype(np.int64)
+        days.append(day)
+    combiner = fit_combiner(days, gap_seconds=3.0, cue_names=TURN_CUE_NAMES)
+    assert combiner.cue_names == TURN_CUE_NAMES and combiner.uses_speakers
+    weight = dict(zip(("intercept", *TURN_CUE_NAMES), combiner.weights, strict=True))
+    assert weight["speaker_change"] > 0.5
+    plain = fit_combiner(days, gap_seconds=3.0)
+    assert plain.cue_names == CUE_NAMES and not plain.uses_speakers and len(plain.weights) == len(CUE_NAMES) + 1
