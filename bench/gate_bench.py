@@ -10,6 +10,9 @@ chosen on ``tools/broadcast.py``'s generated broadcast) nor the detectors' model
   download into the cache, never installed nor committed), looped under the speech at 0, 5, 10 dB,
   with 4 s of the music alone before and after the speech;
 * quiet and slow: the clip 20 dB quieter and at 0.8x tempo (sox);
+* spontaneous: a real 30 s telephone call between two strangers with its word transcript (PyPI
+  ``pyannote-audio`` 4.0.7, MIT, ``sample.wav`` and ``sample.stm``, fetched and checked by
+  ``tools/diarization_samples.py``), as it is and 20 dB quieter;
 * non-speech only: 60 s of silence, noise and the music alone, no speech.
 
 For each condition, in one process and one run: WER of ``transcribe_file`` (the ingest path:
@@ -17,7 +20,8 @@ whole-file recognition, detectors, words dropped by the gate) and of ``WhisperMo
 on the same file and model (beam, VAD and word timestamps as ingest), their ratio, and the words
 placed where there is no speech (the music-alone stretches, the non-speech file) per hour.
 
-Run: ``.venv/bin/python -m bench.gate_bench [--quick]``. Writes ``bench/results/gate.json``/``.md``.
+Run: ``.venv/bin/python -m bench.gate_bench [--quick] [--model base|tiny.en]`` (``base``, the shipped
+default, unless told). Writes ``bench/results/gate.json``/``.md`` (``gate-tiny.en`` for tiny.en).
 """
 
 from __future__ import annotations
@@ -110,6 +114,23 @@ def quiet_slow(clip: np.ndarray, folder: Path, name: str) -> np.ndarray:
     return audio
 
 
+def spontaneous_call() -> tuple[np.ndarray | None, str]:
+    """The pyannote-audio sample call (16 kHz float32) and its words; (None, reason) when it cannot be fetched."""
+    import soundfile as sf
+
+    from tools.diarization_samples import SampleUnavailable, fetch_sample, sample_words
+
+    try:
+        wav, _rttm = fetch_sample("pyannote")
+        words = sample_words("pyannote")
+    except SampleUnavailable as exc:
+        print(f"gate bench: no spontaneous call: {exc}", file=sys.stderr)
+        return None, str(exc)
+    audio, sr = sf.read(str(wav), dtype="float32")
+    assert sr == SR and audio.ndim == 1, (sr, audio.shape)
+    return audio, words
+
+
 def conditions(quick: bool, folder: Path) -> list[dict[str, Any]]:
     """Each condition: its name, family, and files (path, reference text, non-speech spans in s)."""
     import soundfile as sf
@@ -141,6 +162,10 @@ def conditions(quick: bool, folder: Path) -> list[dict[str, Any]]:
             made.append((under, r, alone))
         add(f"music bed {snr} dB", "music", made)
     add("quiet and slow", "quiet", [(quiet_slow(c, folder, f"clip{k}"), r, []) for k, (c, r) in enumerate(clips)])
+    call, call_words = spontaneous_call()
+    if call is not None:
+        add("spontaneous call", "spontaneous", [(call, call_words, [])])
+        add("spontaneous call, 20 dB quieter", "spontaneous", [(call * 0.1, call_words, [])])
     n = 60 * SR
     parts = [np.zeros(n // 4, np.float32), 0.05 * noise("pink", n // 4, rng), 0.3 * loop(bed, n // 4),
              0.05 * noise("white", n // 4, rng)]  # fmt: skip
@@ -148,22 +173,27 @@ def conditions(quick: bool, folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def run(conds: list[dict[str, Any]]) -> dict[str, Any]:
-    """Both systems over every condition in this process; words and seconds per file."""
-    from faster_whisper import WhisperModel
+def run(conds: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    """Both systems over every condition in this process; words and seconds per file.
 
+    The direct side is ``WhisperModel.transcribe`` on a model loaded by the product's loader
+    (``load_whisper_model``: int8 on the CPU; base is assembled from its two packages in memory),
+    told the language is English.
+    """
     from engine import config
     from engine.asr import load_transcriber
+    from engine.asr.whisper_load import load_whisper_model
     from engine.audio.decode import probe
     from engine.ingest.transcribe import transcribe_file
     from models.discover import embedded_whisper
+    from models.embedded_base import embedded_whisper_base
 
-    spec = embedded_whisper()
-    if spec is None:
-        raise SystemExit("gate bench: the embedded Whisper model is not installed")
+    installed = embedded_whisper_base() if model == "base" else embedded_whisper()
+    if installed is None:
+        raise SystemExit(f"gate bench: the embedded Whisper {model} is not installed")
+    spec = installed.spec()
     ours = load_transcriber(spec)
-    direct = WhisperModel(str(spec.path), device="cpu", compute_type="int8", local_files_only=True,
-                          cpu_threads=config.WHISPER_CPU_THREADS)  # fmt: skip
+    direct = load_whisper_model(spec)
     for cond in conds:
         for f in cond["files"]:
             t0 = time.perf_counter()
@@ -209,8 +239,9 @@ def _pct(x: float | None) -> str:
 
 def table(result: dict[str, Any]) -> str:
     lines = [
-        f"Model {result['model']}; speech: LibriVox clips of pocketsphinx-testdata; music: {MUSIC_PACKAGE}; "
-        "noise generated. Ratio: Earshot's WER over faster-whisper's (the bar: at most 1.15).",
+        f"Model {result['model']}; speech: LibriVox clips of pocketsphinx-testdata, a telephone call of "
+        f"pyannote-audio 4.0.7; music: {MUSIC_PACKAGE}; noise generated. Ratio: Earshot's WER over "
+        "faster-whisper's (the bar: at most 1.15).",
         "",
         "| condition | Earshot WER (deletions) | faster-whisper direct WER (deletions) | ratio "
         "| words in non-speech, Earshot / direct (per hour) |",
@@ -230,15 +261,16 @@ def table(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="white noise only")
+    parser.add_argument("--model", choices=("base", "tiny.en"), default="base", help="the embedded Whisper to use")
     args = parser.parse_args(argv)
     folder = CACHE / "gate"
     folder.mkdir(parents=True, exist_ok=True)
-    result = run(conditions(args.quick, folder))
+    result = run(conditions(args.quick, folder), args.model)
     result["rows"] = summary(result)
     for cond in result["conditions"]:
         for f in cond["files"]:
             f["path"] = Path(f["path"]).name
-    write_result(OUT_NAME, result, table(result), echo=True)
+    write_result(OUT_NAME if args.model == "base" else f"{OUT_NAME}-{args.model}", result, table(result), echo=True)
     return 0
 
 

