@@ -33,7 +33,7 @@ def relu(x: np.ndarray) -> np.ndarray:
 
 
 def leaky_relu(x: np.ndarray, slope: float = 0.01) -> np.ndarray:
-    return np.where(x > 0, x, slope * x).astype(np.float32)
+    return np.maximum(x, slope * x).astype(np.float32, copy=False)  # slope < 1
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -97,29 +97,92 @@ def instance_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: floa
     return (y * weight[None, :, None] + bias[None, :, None]).astype(np.float32)
 
 
+def strided_conv_mono(x: np.ndarray, filters: np.ndarray, *, stride: int) -> np.ndarray:
+    """(batch, time) * (out, kernel) -> (batch, time', out), time-major, one window at a time.
+
+    Each window's frames are a strided view of its samples (no unfolded copy of the batch).
+    """
+    out_channels, kernel = filters.shape
+    steps = (x.shape[1] - kernel) // stride + 1
+    item = x.strides[1]
+    taps = np.ascontiguousarray(filters.T, dtype=np.float32)
+    y = np.empty((x.shape[0], steps, out_channels), dtype=np.float32)
+    for b in range(x.shape[0]):
+        frames = np.lib.stride_tricks.as_strided(x[b], shape=(steps, kernel), strides=(stride * item, item), writeable=False)
+        np.matmul(frames, taps, out=y[b])
+    return y
+
+
+def conv1d_time_major(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """(batch, time, in) * (out, in, kernel) + (out,) -> (batch, time - kernel + 1, out), stride 1.
+
+    One matrix product per tap over contiguous time slices.
+    """
+    kernel = weight.shape[2]
+    steps = x.shape[1] - kernel + 1
+    y = np.matmul(x[:, :steps], weight[:, :, 0].T)
+    for j in range(1, kernel):
+        y += np.matmul(x[:, j : j + steps], weight[:, :, j].T)
+    y += bias
+    return y.astype(np.float32, copy=False)
+
+
+def max_pool_time(x: np.ndarray, size: int) -> np.ndarray:
+    """Non-overlapping max over ``size`` steps of axis 1 of (batch, time, channels); a partial tail is dropped."""
+    count = x.shape[1] // size
+    y = x[:, 0 : count * size : size].copy()
+    for j in range(1, size):
+        np.maximum(y, x[:, j : count * size : size], out=y)
+    return y
+
+
+def instance_norm_time(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = BN_EPS) -> np.ndarray:
+    """Normalise each (batch, channel) over axis 1 of (batch, time, channels), then scale and shift per channel."""
+    mean = x.mean(axis=1, keepdims=True)
+    var = np.square(x - mean).mean(axis=1, keepdims=True)
+    scale = weight / np.sqrt(var + eps)
+    return (x * scale + (bias - mean * scale)).astype(np.float32, copy=False)
+
+
 def bilstm(x: np.ndarray, forward: LstmWeights, backward: LstmWeights) -> np.ndarray:
     """One bidirectional LSTM layer (gates i, f, g, o as PyTorch): (batch, time, in) -> (batch, time, 2 * hidden).
 
-    Both directions advance in the same loop, as one batched matrix product per step.
+    Both directions advance in the same loop, one batched matrix product per step. The gates are
+    reordered i, f, o, g with i, f, o pre-scaled by 1/2, so one tanh gives all four:
+    sigmoid(z) = (1 + tanh(z / 2)) / 2.
     """
     batch, steps, _ = x.shape
     hidden = forward.w_hh.shape[1]
-    inputs = np.stack([x @ w.w_ih.T + (w.b_ih + w.b_hh) for w in (forward, backward)]).astype(np.float32)
-    w_hh = np.stack([forward.w_hh.T, backward.w_hh.T]).astype(np.float32)  # (2, hidden, 4 hidden)
+    order = np.r_[0 : 2 * hidden, 3 * hidden : 4 * hidden, 2 * hidden : 3 * hidden]
+    scale = np.ones(4 * hidden, dtype=np.float32)
+    scale[: 3 * hidden] = 0.5
+    w_ih = np.stack([w.w_ih[order].T * scale for w in (forward, backward)]).astype(np.float32)  # (2, in, 4 hidden)
+    w_hh = np.stack([w.w_hh[order].T * scale for w in (forward, backward)]).astype(np.float32)  # (2, hidden, 4 hidden)
+    bias = np.stack([(w.b_ih + w.b_hh)[order] * scale for w in (forward, backward)]).astype(np.float32)
+    # (time, 2, batch, 4 hidden): step t of the forward direction beside step t of the reversed one
+    inputs = np.empty((steps, 2, batch, 4 * hidden), dtype=np.float32)
+    projected = np.matmul(x, np.concatenate([w_ih[0], w_ih[1]], axis=1))  # (batch, time, 8 hidden), one product
+    inputs[:, 0] = projected[:, :, : 4 * hidden].transpose(1, 0, 2) + bias[0]
+    inputs[:, 1] = projected[:, ::-1, 4 * hidden :].transpose(1, 0, 2) + bias[1]
     h = np.zeros((2, batch, hidden), dtype=np.float32)
     c = np.zeros((2, batch, hidden), dtype=np.float32)
-    out = np.empty((2, batch, steps, hidden), dtype=np.float32)
+    gates = np.empty((2, batch, 4 * hidden), dtype=np.float32)
+    cell = np.empty_like(c)
+    out = np.empty((steps, 2, batch, hidden), dtype=np.float32)
     for t in range(steps):
-        gates = np.matmul(h, w_hh)
-        gates[0] += inputs[0, :, t]
-        gates[1] += inputs[1, :, steps - 1 - t]
-        act = sigmoid(gates)
-        g = np.tanh(gates[..., 2 * hidden : 3 * hidden])
-        c = act[..., hidden : 2 * hidden] * c + act[..., :hidden] * g
-        h = act[..., 3 * hidden :] * np.tanh(c)
-        out[0, :, t] = h[0]
-        out[1, :, steps - 1 - t] = h[1]
-    return np.concatenate([out[0], out[1]], axis=2)
+        np.matmul(h, w_hh, out=gates)
+        gates += inputs[t]
+        np.tanh(gates, out=gates)
+        sig = gates[..., : 3 * hidden]
+        sig *= 0.5
+        sig += 0.5
+        c *= gates[..., hidden : 2 * hidden]
+        np.multiply(gates[..., :hidden], gates[..., 3 * hidden :], out=cell)
+        c += cell
+        np.tanh(c, out=cell)
+        np.multiply(gates[..., 2 * hidden : 3 * hidden], cell, out=h)
+        out[t] = h
+    return np.concatenate([out[:, 0].transpose(1, 0, 2), out[::-1, 1].transpose(1, 0, 2)], axis=2)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import pytest
 
 from engine.speakers.campplus import CamPlusPlus
 from engine.speakers.segmentation import Segmentation, powerset_to_speakers
+from tests.engine.speakers import reference
 from tools import synth
 from tools.voices import VoiceUnavailable, fetch_voice, load_utterance
 
@@ -66,6 +67,17 @@ def test_segmentation_gives_two_voices_two_local_speakers(seg_model: Segmentatio
     first, second = speakers[40:250].mean(axis=0), speakers[330:540].mean(axis=0)
     assert first.max() > 0.8 and second.max() > 0.8
     assert int(np.argmax(first)) != int(np.argmax(second))
+
+
+@pytest.mark.slow
+def test_the_fast_segmentation_gives_the_previous_log_probabilities_on_real_voices(seg_model: Segmentation) -> None:
+    a, b = _voice_clips("allison-en", 1, 5.0)[0], _voice_clips("carlo", 1, 5.0)[0]
+    windows = np.zeros((2, 160_000), dtype=np.float32)
+    windows[0, :80_000], windows[0, 80_000:] = a, b
+    windows[1, 20_000:100_000] = 0.5 * a + 0.5 * b  # two voices at once, then silence
+    fast, previous = seg_model(windows), reference.segmentation_log_probs(seg_model, windows)
+    np.testing.assert_allclose(fast, previous, atol=2e-3)
+    assert (fast.argmax(axis=-1) == previous.argmax(axis=-1)).mean() > 0.999
 
 
 @pytest.mark.slow
