@@ -14,18 +14,30 @@ import numpy as np
 BN_EPS = 1e-5
 
 
-def batchnorm(x: np.ndarray, weights: dict[str, np.ndarray], prefix: str) -> np.ndarray:
-    """Inference batch norm over axis 1 with running statistics ``prefix.running_mean`` etc.
+def batchnorm_affine(weights: dict[str, np.ndarray], prefix: str) -> tuple[np.ndarray, np.ndarray]:
+    """Inference batch norm ``prefix`` as a per-channel ``(scale, shift)``, each (channels,) float32.
 
-    A missing ``prefix.weight``/``prefix.bias`` means no affine part.
+    Running statistics ``prefix.running_mean`` etc.; a missing ``prefix.weight``/``prefix.bias`` means no affine part.
     """
     scale = 1.0 / np.sqrt(weights[f"{prefix}.running_var"] + BN_EPS)
     shift = -weights[f"{prefix}.running_mean"] * scale
     if f"{prefix}.weight" in weights:
         scale = scale * weights[f"{prefix}.weight"]
         shift = shift * weights[f"{prefix}.weight"] + weights[f"{prefix}.bias"]
+    return scale.astype(np.float32), shift.astype(np.float32)
+
+
+def batchnorm(x: np.ndarray, weights: dict[str, np.ndarray], prefix: str) -> np.ndarray:
+    """Inference batch norm over axis 1 (see :func:`batchnorm_affine`)."""
+    scale, shift = batchnorm_affine(weights, prefix)
     shape = (1, -1) + (1,) * (x.ndim - 2)
     return (x * scale.reshape(shape) + shift.reshape(shape)).astype(np.float32)
+
+
+def fold_batchnorm(weight: np.ndarray, weights: dict[str, np.ndarray], prefix: str) -> tuple[np.ndarray, np.ndarray]:
+    """A bias-free convolution ``weight`` (out, ...) followed by batch norm ``prefix`` as one convolution: (weight, bias)."""
+    scale, shift = batchnorm_affine(weights, prefix)
+    return (weight * scale.reshape((-1,) + (1,) * (weight.ndim - 1))).astype(np.float32), shift
 
 
 def relu(x: np.ndarray) -> np.ndarray:
@@ -66,8 +78,15 @@ def conv1d(
     return y.astype(np.float32, copy=False)
 
 
-def conv2d(x: np.ndarray, weight: np.ndarray, *, stride: tuple[int, int] = (1, 1), padding: int = 0) -> np.ndarray:
-    """(batch, in, H, W) * (out, in, kh, kw) -> (batch, out, H', W'), no bias."""
+def conv2d(
+    x: np.ndarray,
+    weight: np.ndarray,
+    bias: np.ndarray | None = None,
+    *,
+    stride: tuple[int, int] = (1, 1),
+    padding: int = 0,
+) -> np.ndarray:
+    """(batch, in, H, W) * (out, in, kh, kw) (+ (out,)) -> (batch, out, H', W')."""
     out_channels, in_channels, kh, kw = weight.shape
     if padding:
         x = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
@@ -80,6 +99,8 @@ def conv2d(x: np.ndarray, weight: np.ndarray, *, stride: tuple[int, int] = (1, 1
     ]
     unfolded = np.stack(taps, axis=2).reshape(x.shape[0], in_channels * kh * kw, rows * cols)
     y = np.matmul(weight.reshape(out_channels, -1), unfolded)
+    if bias is not None:
+        y += bias[None, :, None]
     return y.reshape(x.shape[0], out_channels, rows, cols).astype(np.float32, copy=False)
 
 
