@@ -182,9 +182,11 @@ def bilstm(x: np.ndarray, forward: LstmWeights, backward: LstmWeights) -> np.nda
     bias = np.stack([(w.b_ih + w.b_hh)[order] * scale for w in (forward, backward)]).astype(np.float32)
     # (time, 2, batch, 4 hidden): step t of the forward direction beside step t of the reversed one
     inputs = np.empty((steps, 2, batch, 4 * hidden), dtype=np.float32)
-    projected = np.matmul(x, np.concatenate([w_ih[0], w_ih[1]], axis=1))  # (batch, time, 8 hidden), one product
-    inputs[:, 0] = projected[:, :, : 4 * hidden].transpose(1, 0, 2) + bias[0]
-    inputs[:, 1] = projected[:, ::-1, 4 * hidden :].transpose(1, 0, 2) + bias[1]
+    by_time = np.ascontiguousarray(x.transpose(1, 0, 2), dtype=np.float32)  # (time, batch, in)
+    for direction in (0, 1):  # one direction's projection at a time: (time, batch, 4 hidden)
+        projected = np.matmul(by_time.reshape(-1, by_time.shape[2]), w_ih[direction]).reshape(steps, batch, -1)
+        projected += bias[direction]
+        inputs[:, direction] = projected if direction == 0 else projected[::-1]
     h = np.zeros((2, batch, hidden), dtype=np.float32)
     c = np.zeros((2, batch, hidden), dtype=np.float32)
     gates = np.empty((2, batch, 4 * hidden), dtype=np.float32)
