@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 BN_EPS = 1e-5
+LSTM_CHUNK_STEPS = 64  # LSTM steps whose input projections are made at once (memory does not grow with the batch's length)
 
 
 def batchnorm_affine(weights: dict[str, np.ndarray], prefix: str) -> tuple[np.ndarray, np.ndarray]:
@@ -180,32 +181,41 @@ def bilstm(x: np.ndarray, forward: LstmWeights, backward: LstmWeights) -> np.nda
     w_ih = np.stack([w.w_ih[order].T * scale for w in (forward, backward)]).astype(np.float32)  # (2, in, 4 hidden)
     w_hh = np.stack([w.w_hh[order].T * scale for w in (forward, backward)]).astype(np.float32)  # (2, hidden, 4 hidden)
     bias = np.stack([(w.b_ih + w.b_hh)[order] * scale for w in (forward, backward)]).astype(np.float32)
-    # (time, 2, batch, 4 hidden): step t of the forward direction beside step t of the reversed one
-    inputs = np.empty((steps, 2, batch, 4 * hidden), dtype=np.float32)
     by_time = np.ascontiguousarray(x.transpose(1, 0, 2), dtype=np.float32)  # (time, batch, in)
-    for direction in (0, 1):  # one direction's projection at a time: (time, batch, 4 hidden)
-        projected = np.matmul(by_time.reshape(-1, by_time.shape[2]), w_ih[direction]).reshape(steps, batch, -1)
-        projected += bias[direction]
-        inputs[:, direction] = projected if direction == 0 else projected[::-1]
     h = np.zeros((2, batch, hidden), dtype=np.float32)
     c = np.zeros((2, batch, hidden), dtype=np.float32)
     gates = np.empty((2, batch, 4 * hidden), dtype=np.float32)
     cell = np.empty_like(c)
     out = np.empty((steps, 2, batch, hidden), dtype=np.float32)
-    for t in range(steps):
-        np.matmul(h, w_hh, out=gates)
-        gates += inputs[t]
-        np.tanh(gates, out=gates)
-        sig = gates[..., : 3 * hidden]
-        sig *= 0.5
-        sig += 0.5
-        c *= gates[..., hidden : 2 * hidden]
-        np.multiply(gates[..., :hidden], gates[..., 3 * hidden :], out=cell)
-        c += cell
-        np.tanh(c, out=cell)
-        np.multiply(gates[..., 2 * hidden : 3 * hidden], cell, out=h)
-        out[t] = h
+    for t0 in range(0, steps, LSTM_CHUNK_STEPS):
+        inputs = _lstm_inputs(by_time, w_ih, bias, t0, min(LSTM_CHUNK_STEPS, steps - t0))
+        for k, step_inputs in enumerate(inputs):
+            np.matmul(h, w_hh, out=gates)
+            gates += step_inputs
+            np.tanh(gates, out=gates)
+            sig = gates[..., : 3 * hidden]
+            sig *= 0.5
+            sig += 0.5
+            c *= gates[..., hidden : 2 * hidden]
+            np.multiply(gates[..., :hidden], gates[..., 3 * hidden :], out=cell)
+            c += cell
+            np.tanh(c, out=cell)
+            np.multiply(gates[..., 2 * hidden : 3 * hidden], cell, out=h)
+            out[t0 + k] = h
     return np.concatenate([out[:, 0].transpose(1, 0, 2), out[::-1, 1].transpose(1, 0, 2)], axis=2)
+
+
+def _lstm_inputs(by_time: np.ndarray, w_ih: np.ndarray, bias: np.ndarray, t0: int, count: int) -> np.ndarray:
+    """Input projections of ``count`` steps from step ``t0``: (count, 2, batch, 4 hidden), the
+    forward direction at steps t0.. beside the backward one at steps T-1-t0.. (it runs reversed)."""
+    steps, batch, size = by_time.shape
+    inputs = np.empty((count, 2, batch, w_ih.shape[2]), dtype=np.float32)
+    rows = (by_time[t0 : t0 + count], by_time[steps - t0 - count : steps - t0])
+    for direction, seq in enumerate(rows):
+        projected = np.matmul(seq.reshape(-1, size), w_ih[direction]).reshape(count, batch, -1)
+        projected += bias[direction]
+        inputs[:, direction] = projected if direction == 0 else projected[::-1]
+    return inputs
 
 
 @dataclass(frozen=True)
