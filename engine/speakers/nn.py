@@ -1,8 +1,9 @@
 """The few neural-network layers the speaker models need, in numpy (float32, inference only).
 
-Arrays are batch-first: 1-D signals (batch, channels, time), 2-D maps
-(batch, channels, height, width). Convolutions are cross-correlations as in
-PyTorch, computed as one matrix product over unfolded windows.
+Arrays are batch-first: CAM++'s 1-D signals (batch, channels, time) and 2-D maps
+(batch, channels, height, width); segmentation's time-major (batch, time, channels).
+Convolutions are cross-correlations as in PyTorch, computed as matrix products over
+unfolded windows, strided views or shifted slices.
 """
 
 from __future__ import annotations
@@ -103,20 +104,6 @@ def conv2d(
     if bias is not None:
         y += bias[None, :, None]
     return y.reshape(x.shape[0], out_channels, rows, cols).astype(np.float32, copy=False)
-
-
-def max_pool1d(x: np.ndarray, size: int) -> np.ndarray:
-    """Non-overlapping max over ``size`` steps of the last axis (a partial tail is dropped)."""
-    count = x.shape[-1] // size
-    return x[..., : count * size].reshape(*x.shape[:-1], count, size).max(axis=-1)
-
-
-def instance_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = BN_EPS) -> np.ndarray:
-    """Normalise each (batch, channel) row over time, then scale and shift per channel."""
-    mean = x.mean(axis=-1, keepdims=True)
-    var = x.var(axis=-1, keepdims=True)
-    y = (x - mean) / np.sqrt(var + eps)
-    return (y * weight[None, :, None] + bias[None, :, None]).astype(np.float32)
 
 
 def strided_conv_mono(x: np.ndarray, filters: np.ndarray, *, stride: int) -> np.ndarray:
