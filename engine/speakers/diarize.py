@@ -4,7 +4,7 @@
    local speakers per window, overlap allowed); each window *owns* its middle 5 s
    (the first and last own to the recording's ends), so every instant is labelled once.
 2. Each local speaker with enough speech of its own in a window (no other local
-   speaker active) gets a CAM++ embedding of that speech (at most 4 s).
+   speaker active) gets a CAM++ embedding of that speech (at most 2 s).
 3. The embeddings are clustered (average linkage on cosine distance, cut at a
    threshold, or at a fixed number of speakers); clusters with too little speech
    join the nearest larger one.

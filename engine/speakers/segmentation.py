@@ -18,7 +18,15 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import ModelError, ParameterError
-from engine.speakers.nn import LstmWeights, bilstm, conv1d, instance_norm, leaky_relu, max_pool1d
+from engine.speakers.nn import (
+    LstmWeights,
+    bilstm,
+    conv1d_time_major,
+    instance_norm_time,
+    leaky_relu,
+    max_pool_time,
+    strided_conv_mono,
+)
 from engine.speakers.weights import read_state_dict
 
 SAMPLE_RATE = 16_000
@@ -31,6 +39,7 @@ POWERSET: tuple[tuple[int, ...], ...] = ((), (0,), (1,), (2,), (0, 1), (0, 2), (
 SINC_MIN_LOW_HZ = 50.0
 SINC_MIN_BAND_HZ = 50.0
 LSTM_LAYERS = 4
+SINCNET_BATCH = 8  # windows per SincNet pass (its first layer's output is 5 MB a window)
 
 
 def n_frames(n_samples: int) -> int:
@@ -69,7 +78,7 @@ class Segmentation:
         try:
             self.filters = sinc_filters(
                 self.w["sincnet.conv1d.0.filterbank.low_hz_"], self.w["sincnet.conv1d.0.filterbank.band_hz_"]
-            )[:, None, :]
+            )
         except KeyError as error:
             raise ModelError(f"segmentation weights lack {error}") from error
 
@@ -80,14 +89,15 @@ class Segmentation:
         return cls(content.get("state_dict", content))
 
     def _sincnet(self, x: np.ndarray) -> np.ndarray:
+        """(batch, samples) -> (batch, frames, 60), time-major all through."""
         w = self.w
-        x = instance_norm(x, w["sincnet.wav_norm1d.weight"], w["sincnet.wav_norm1d.bias"])
-        x = np.abs(conv1d(x, self.filters, stride=10))
-        x = leaky_relu(instance_norm(max_pool1d(x, 3), w["sincnet.norm1d.0.weight"], w["sincnet.norm1d.0.bias"]))
+        x = instance_norm_time(x[:, :, None], w["sincnet.wav_norm1d.weight"], w["sincnet.wav_norm1d.bias"])[:, :, 0]
+        x = np.abs(strided_conv_mono(np.ascontiguousarray(x), self.filters, stride=10))
+        x = leaky_relu(instance_norm_time(max_pool_time(x, 3), w["sincnet.norm1d.0.weight"], w["sincnet.norm1d.0.bias"]))
         for index in (1, 2):
-            x = conv1d(x, w[f"sincnet.conv1d.{index}.weight"], w[f"sincnet.conv1d.{index}.bias"])
-            x = max_pool1d(x, 3)
-            x = leaky_relu(instance_norm(x, w[f"sincnet.norm1d.{index}.weight"], w[f"sincnet.norm1d.{index}.bias"]))
+            x = conv1d_time_major(x, w[f"sincnet.conv1d.{index}.weight"], w[f"sincnet.conv1d.{index}.bias"])
+            x = max_pool_time(x, 3)
+            x = leaky_relu(instance_norm_time(x, w[f"sincnet.norm1d.{index}.weight"], w[f"sincnet.norm1d.{index}.bias"]))
         return x
 
     def __call__(self, windows: np.ndarray) -> np.ndarray:
@@ -95,7 +105,10 @@ class Segmentation:
         if windows.ndim != 2 or windows.shape[1] < RECEPTIVE_FIELD:
             raise ParameterError(f"segmentation needs (batch, >= {RECEPTIVE_FIELD} samples), got {windows.shape}")
         w = self.w
-        x = self._sincnet(windows.astype(np.float32)[:, None, :]).transpose(0, 2, 1)
+        # SincNet a few windows at a time (its first layer is 80 channels at 1.6 kHz); the LSTM takes the
+        # whole batch, whose per-step cost is mostly fixed overhead
+        x = np.concatenate([self._sincnet(windows[i : i + SINCNET_BATCH].astype(np.float32))
+                            for i in range(0, windows.shape[0], SINCNET_BATCH)])
         for layer in range(LSTM_LAYERS):
             directions = [
                 LstmWeights(*(w[f"lstm.{n}_l{layer}{suffix}"] for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")))

@@ -7,8 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.speakers import features
 from engine.speakers.campplus import CamPlusPlus
 from engine.speakers.segmentation import Segmentation, powerset_to_speakers
+from tests.engine.speakers import reference
 from tools import synth
 from tools.voices import VoiceUnavailable, fetch_voice, load_utterance
 
@@ -66,6 +68,27 @@ def test_segmentation_gives_two_voices_two_local_speakers(seg_model: Segmentatio
     first, second = speakers[40:250].mean(axis=0), speakers[330:540].mean(axis=0)
     assert first.max() > 0.8 and second.max() > 0.8
     assert int(np.argmax(first)) != int(np.argmax(second))
+
+
+@pytest.mark.slow
+def test_the_fast_segmentation_gives_the_previous_log_probabilities_on_real_voices(seg_model: Segmentation) -> None:
+    a, b = _voice_clips("allison-en", 1, 5.0)[0], _voice_clips("carlo", 1, 5.0)[0]
+    windows = np.zeros((2, 160_000), dtype=np.float32)
+    windows[0, :80_000], windows[0, 80_000:] = a, b
+    windows[1, 20_000:100_000] = 0.5 * a + 0.5 * b  # two voices at once, then silence
+    fast, previous = seg_model(windows), reference.segmentation_log_probs(seg_model, windows)
+    np.testing.assert_allclose(fast, previous, atol=2e-3)
+    assert (fast.argmax(axis=-1) == previous.argmax(axis=-1)).mean() > 0.999
+
+
+@pytest.mark.slow
+def test_the_fast_cam_embeddings_are_the_previous_ones_on_real_voices(cam_model: CamPlusPlus) -> None:
+    clips = _voice_clips("carlo", 2, 5.0) + _voice_clips("allison-en", 1, 5.0)  # 5 s: 249 frames, 3 context segments
+    feats = np.stack([f - f.mean(axis=0) for f in map(features.fbank, clips)])
+    fast, previous = cam_model.embed_features(feats), reference.campplus_embeddings(cam_model, feats)
+    np.testing.assert_allclose(fast, previous, atol=1e-3 * float(np.abs(previous).max()))
+    cosine = (fast * previous).sum(axis=1) / np.linalg.norm(fast, axis=1) / np.linalg.norm(previous, axis=1)
+    assert cosine.min() > 0.99999
 
 
 @pytest.mark.slow

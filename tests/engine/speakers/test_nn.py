@@ -43,6 +43,27 @@ def test_lstm_matches_the_textbook_equations_both_ways(rng: np.random.Generator)
         np.testing.assert_allclose(out[b, :, 4:], naive.lstm(x[b][::-1], *back)[::-1], atol=1e-5)
 
 
+@pytest.mark.parametrize("stride", [1, 10])
+def test_the_strided_mono_convolution_matches_the_loops(rng: np.random.Generator, stride: int) -> None:
+    x, w = rng.standard_normal((2, 90)).astype(np.float32), rng.standard_normal((4, 11)).astype(np.float32)
+    got = nn.strided_conv_mono(x, w, stride=stride)
+    np.testing.assert_allclose(got, naive.conv1d(x[:, None], w[:, None], stride=stride).transpose(0, 2, 1), atol=1e-4)
+
+
+def test_the_time_major_convolution_matches_the_loops(rng: np.random.Generator) -> None:
+    x, w = rng.standard_normal((2, 3, 20)).astype(np.float32), rng.standard_normal((4, 3, 5)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    got = nn.conv1d_time_major(x.transpose(0, 2, 1), w, b)
+    np.testing.assert_allclose(got, (naive.conv1d(x, w) + b[None, :, None]).transpose(0, 2, 1), atol=1e-4)
+
+
+def test_time_pooling_and_instance_norm_by_hand() -> None:
+    x = np.array([[[1.0], [5.0], [2.0], [0.0], [3.0], [-1.0], [9.0]]], dtype=np.float32)  # (1, 7, 1)
+    assert nn.max_pool_time(x, 3)[0, :, 0].tolist() == [5.0, 3.0]  # the seventh step is a partial tail
+    y = nn.instance_norm_time(np.array([[[1.0], [3.0]]], dtype=np.float32), np.array([2.0]), np.array([1.0]))
+    np.testing.assert_allclose(y[0, :, 0], [-1.0, 3.0], atol=1e-4)  # (+-1 / 1) * 2 + 1
+
+
 def test_sinc_filters_match_the_tap_by_tap_formula(rng: np.random.Generator) -> None:
     low_hz = rng.uniform(0, 3000, (4, 1)).astype(np.float32)
     band_hz = rng.uniform(0, 1000, (4, 1)).astype(np.float32)
