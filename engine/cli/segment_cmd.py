@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.cli.common import command_group, open_store
 from engine.errors import NotFoundError, ParameterError
+from engine.numtext import whole_number
 from engine.research.segment.experiments import leave_one_out, score
 from engine.research.segment.explain import explain
 from engine.research.segment.fit import train_model
@@ -243,7 +244,7 @@ def _read_truth(path: str, n_words: int) -> np.ndarray:
     if file.suffix.lower() in (".txt3", ".txt"):
         text = file.read_text(encoding="utf-8", errors="replace")
         tokens = text.split()
-        if tokens and all(tok.lstrip("-").isdecimal() for tok in tokens):
+        if tokens and all(whole_number(tok.removeprefix("-")) is not None for tok in tokens):
             starts = np.asarray([int(tok) for tok in tokens], dtype=np.int64)
         else:
             truth = read_transcript(file)

@@ -37,6 +37,7 @@ from engine.detect.sensitivities import DetectorSettings
 from engine.errors import EarshotError, ParameterError
 from engine.ingest.messages import Done, Failed, FailureReason, Progress, WorkerMessage
 from engine.ingest.transcribe import transcribe_file
+from engine.numtext import whole_number
 
 log = logging.getLogger("earshot.ingest")
 
@@ -81,13 +82,13 @@ def parse_cluster(text: str, *, retries: int = config.CLUSTER_RETRIES, send_audi
     """``local:N`` or a scheduler address (``tcp://host:port``, ``host:port``) as a :class:`ClusterSpec`."""
     text = text.strip()
     if text.startswith("local:") or text == "local":
-        count = text.partition(":")[2]
-        if not count.isdecimal() or int(count) < 1:
+        count = whole_number(text.partition(":")[2])
+        if count is None or count < 1:
             raise ParameterError(f"--cluster {text!r}: expected local:N with N a whole number of at least 1")
-        return ClusterSpec(local_workers=int(count), retries=retries, send_audio=send_audio)
+        return ClusterSpec(local_workers=count, retries=retries, send_audio=send_audio)
     scheme, sep, rest = text.rpartition("://")
     host, colon, port = (rest if sep else text).rpartition(":")
-    if (sep and scheme not in ("tcp", "tls", "ws", "wss")) or not colon or not host or not port.isdecimal():
+    if (sep and scheme not in ("tcp", "tls", "ws", "wss")) or not colon or not host or whole_number(port) is None:
         raise ParameterError(f"--cluster {text!r}: expected local:N or a scheduler address such as tcp://host:8786")
     return ClusterSpec(address=text if sep else f"tcp://{text}", retries=retries, send_audio=send_audio)
 

@@ -34,6 +34,7 @@ from engine.errors import (
     NotFoundError,
     StorageError,
 )
+from engine.numtext import whole_number
 from engine.paths import cache_dir
 from engine.storage.schema import MIGRATIONS
 
@@ -485,8 +486,8 @@ class Store:
     def recording(self, ref: str | int) -> dict[str, Any]:
         """A recording by id, by path, or by a unique name prefix."""
         text = str(ref)
-        if text.isdecimal():
-            rows = list(self.db.query("SELECT * FROM recordings WHERE id = ?", [int(text)]))
+        if (rec_id := whole_number(text)) is not None:
+            rows = list(self.db.query("SELECT * FROM recordings WHERE id = ?", [rec_id]))
         else:
             rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [db_text(str(Path(text).absolute()))]))
             text = db_text(text)
@@ -648,9 +649,9 @@ class Store:
         """
         rows = self.speakers(rec_id)
         text = ref.strip()
-        number = text[1:] if text[:1] in "sS" and text[1:].isdecimal() else text
+        number = whole_number(text[1:] if text[:1] in "sS" and text[1:].isdecimal() else text)
         for row in rows:
-            if (number.isdecimal() and int(number) == row["label"]) or row["name"].casefold() == text.casefold():
+            if (number is not None and number == row["label"]) or row["name"].casefold() == text.casefold():
                 return int(row["label"])
         known = ", ".join(f"S{r['label']} ({r['name']})" for r in rows) or "none: run 'earshot speakers REC --count N'"
         raise NotFoundError(f"{ref}: no such speaker in recording {rec_id} (speakers: {known})")

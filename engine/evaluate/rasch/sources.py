@@ -20,6 +20,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.evaluate.rasch.errors import MatrixFileError
 from engine.evaluate.rasch.matrix import MISSING, ResponseMatrix
+from engine.numtext import whole_number
 from engine.userfiles import read_text
 
 
@@ -140,4 +141,5 @@ def _fields(path: Path) -> Iterable[tuple[int, list[str]]]:
 
 def _natural(topic: str) -> tuple[int, int | str]:
     """Numeric topics in numeric order, before the others in text order."""
-    return (0, int(topic)) if topic.isdecimal() else (1, topic)
+    number = whole_number(topic)
+    return (0, number) if number is not None else (1, topic)

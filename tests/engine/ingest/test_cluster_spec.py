@@ -34,9 +34,11 @@ def test_cluster_addresses(text: str, expected: ClusterSpec) -> None:
         # A superscript two is a digit to str.isdigit but not a number to int().
         ("local:²", "--cluster 'local:²': expected local:N with N a whole number of at least 1"),
         ("tcp://sched:8²", "--cluster 'tcp://sched:8²': expected local:N or a scheduler address such as tcp://host:8786"),
+        # More digits than int() converts (4,300) or a worker count could ever be.
+        ("local:" + "9" * 5000, f"--cluster {'local:' + '9' * 5000!r}: expected local:N with N a whole number of at least 1"),
     ],
     ids=["zero-workers", "not-a-number", "no-count", "no-port", "http", "port-not-a-number", "superscript-count",
-         "superscript-port"],
+         "superscript-port", "5000-digit-count"],
 )
 def test_bad_cluster_addresses_are_refused(text: str, message: str) -> None:
     with pytest.raises(ParameterError) as err:

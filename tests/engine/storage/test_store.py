@@ -99,7 +99,7 @@ def test_remove_cascades(store: Store) -> None:
 @pytest.mark.parametrize(
     ("ref", "message"),
     [("99", "99: no such recording in the index"), ("nothing.wav", "nothing.wav: no such recording"),
-     ("²", "²: no such recording")],
+     ("²", "²: no such recording"), ("9" * 20, "9{20}: no such recording"), ("9" * 5000, "9{5000}: no such")],
 )
 def test_unknown_recording(store: Store, ref: str, message: str) -> None:
     with pytest.raises(NotFoundError, match=message):
