@@ -8,10 +8,11 @@ Writes ``bench/results/segment_shift.json`` and ``bench/results/segment_shift.md
 
 Each of the four caption days (``../shared/data/newsscape``, read by ``read_corpus``) is cut as
 import cuts a caption transcript (``transcript_stories``: ``segment_recognised`` with the shipped
-punctuated model, its blocks, stories under 30 words merged) with its word times as they are and
-moved: every word's end by -0.05, -0.01, +0.01, +0.05 s (never before its start), every start by
--0.05 and +0.05 s (never after its end), and every start and end by its own uniform jitter in
-±0.05 s (seed ``JITTER_SEED``). For each condition: the number of stories, the agreement of its
+punctuated model, its blocks, stories under 30 words merged), and again without its punctuation
+(as import cuts a caption file that writes no sentence ends: the paper's model), with its word
+times as they are and moved: every word's end by -0.05, -0.01, +0.01, +0.05 s (never before its
+start), every start by -0.05 and +0.05 s (never after its end), and every start and end by its
+own uniform jitter in ±0.05 s (seed ``JITTER_SEED``). For each condition: the number of stories, the agreement of its
 boundaries with the unmoved stories (boundary F1 within ``TOLERANCE_WORDS`` words, and Pk with
 the unmoved stories as reference), and Pk and WindowDiff against the truth (the captions' story
 marks; k half the mean true story length).
@@ -34,6 +35,7 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -85,34 +87,49 @@ CONDITIONS: dict[str, Shift] = {
 }
 
 
+#: What import cuts: caption text as it is (its punctuation picks the punctuated model), and the same
+#: words without punctuation (the paper's model), as for a caption file that writes no sentence ends.
+INPUTS: dict[str, Callable[[Transcript], Transcript]] = {
+    "captions": lambda day: day,
+    "captions without punctuation": lambda day: replace(day, sentence_starts=np.zeros(0, dtype=np.int64)),
+}
+
+
 def shifted(transcript: Transcript, condition: str, rng: np.random.Generator) -> Transcript:
     """``transcript`` with its word times (seconds, shape (n,)) moved as ``condition`` says."""
-    from dataclasses import replace
-
     starts, ends = CONDITIONS[condition](np.asarray(transcript.starts), np.asarray(transcript.ends), rng)
     return replace(transcript, starts=starts, ends=ends)
 
 
-def stories(corpus: Path, *, quick: bool) -> dict[str, dict[str, list[int]]]:
-    """Story starts (word indices) of every day (by name) under every condition, as this code cuts them."""
+def stories(corpus: Path, *, quick: bool) -> dict[str, dict[str, dict[str, list[int]]]]:
+    """Story starts (word indices) by input, day (by name) and condition, as this code cuts them."""
     days = read_corpus(corpus)[:1] if quick else read_corpus(corpus)
-    out: dict[str, dict[str, list[int]]] = {}
-    for day in days:
-        rng = np.random.default_rng(JITTER_SEED)
-        out[day.name] = {}
-        for condition in CONDITIONS:
-            started = time.perf_counter()
-            out[day.name][condition] = transcript_stories(shifted(day, condition, rng)).story_starts.tolist()
-            print(f"{day.name[:40]} {condition}: {len(out[day.name][condition])} stories "
-                  f"({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+    out: dict[str, dict[str, dict[str, list[int]]]] = {}
+    for source, make in INPUTS.items():
+        out[source] = {}
+        for day in days:
+            rng = np.random.default_rng(JITTER_SEED)
+            found = out[source][day.name] = {}
+            for condition in CONDITIONS:
+                started = time.perf_counter()
+                found[condition] = transcript_stories(shifted(make(day), condition, rng)).story_starts.tolist()
+                print(f"{source}, {day.name[:30]}, {condition}: {len(found[condition])} stories "
+                      f"({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
     return out
 
 
-def measure(found: dict[str, dict[str, list[int]]], corpus: Path) -> dict[str, Any]:
-    """Per day and condition: stories, agreement with the unmoved stories, Pk / WindowDiff against the truth."""
+def measure(by_input: dict[str, dict[str, dict[str, list[int]]]], corpus: Path) -> dict[str, Any]:
+    """Per input, day and condition: stories, agreement with the unmoved stories, Pk / WindowDiff against the truth."""
+    days = {d.name: d for d in read_corpus(corpus)}
+    rows: list[dict[str, Any]] = []
+    for source, found in by_input.items():
+        rows += _rows(source, found, days)
+    return {"days": list(next(iter(by_input.values()))), "rows": rows}
+
+
+def _rows(source: str, found: dict[str, dict[str, list[int]]], days: dict[str, Transcript]) -> list[dict[str, Any]]:
     from engine.evaluate.segmentation import boundary_f1, half_mean_story_length, pk, windowdiff
 
-    days = {d.name: d for d in read_corpus(corpus) if d.name in found}
     rows: list[dict[str, Any]] = []
     for name, by_condition in found.items():
         day = days[name]
@@ -122,16 +139,16 @@ def measure(found: dict[str, dict[str, list[int]]], corpus: Path) -> dict[str, A
         for condition, starts in by_condition.items():
             hyp = np.asarray(starts)
             rows.append({
-                "day": name, "condition": condition, "words": n, "stories": int(hyp.size),
+                "input": source, "day": name, "condition": condition, "words": n, "stories": int(hyp.size),
                 "true_stories": int(truth.size),
                 "f1_vs_unmoved": boundary_f1(reference, hyp, tolerance=TOLERANCE_WORDS),
                 "pk_vs_unmoved": pk(reference, hyp, n, k=k),
                 "pk": pk(truth, hyp, n, k=k), "windowdiff": windowdiff(truth, hyp, n, k=k),
             })
-    return {"days": list(found), "rows": rows}
+    return rows
 
 
-def stories_before(rev: str, corpus: Path, *, quick: bool) -> dict[str, dict[str, list[int]]]:
+def stories_before(rev: str, corpus: Path, *, quick: bool) -> dict[str, dict[str, dict[str, list[int]]]]:
     """:func:`stories` by the code and models of commit ``rev``, in a child process."""
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "engine", "models"], check=True,
                              capture_output=True).stdout
@@ -145,11 +162,12 @@ def stories_before(rev: str, corpus: Path, *, quick: bool) -> dict[str, dict[str
         return json.loads(out.read_text(encoding="utf-8"))
 
 
-def summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Per condition: stories summed over the days, the smallest F1 with the unmoved stories, mean Pk and WindowDiff."""
+def summary(rows: list[dict[str, Any]], source: str) -> dict[str, dict[str, float]]:
+    """Per condition for one input: stories summed over the days, the smallest F1 with the unmoved stories, mean
+    Pk and WindowDiff."""
     out: dict[str, dict[str, float]] = {}
     for condition in CONDITIONS:
-        mine = [r for r in rows if r["condition"] == condition]
+        mine = [r for r in rows if r["condition"] == condition and r["input"] == source]
         out[condition] = {
             "stories": sum(r["stories"] for r in mine),
             "min_f1_vs_unmoved": min(r["f1_vs_unmoved"] for r in mine),
@@ -161,14 +179,27 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    """Table 0: before and after, per condition, over the days; table 1: the fixed segmenter per day."""
-    true = sum(r["true_stories"] for r in result["after"]["rows"] if r["condition"] == "as captioned")
+    """Tables 0 and 1: before and after, per condition, over the days, for each input; table 2: now, per day."""
+    lines: list[str] = []
+    for source in INPUTS:
+        lines += [*_summary_table(result, source), ""]
+    lines += ["| Input | Day | Word times | Words | Stories | F1 with unmoved | Pk vs truth |",
+              "|---|---|---|---:|---:|---:|---:|"]
+    for r in result["after"]["rows"]:
+        lines.append(f"| {r['input']} | {r['day'][:30]} | {r['condition']} | {r['words']} | {r['stories']} | "
+                     f"{r['f1_vs_unmoved']:.3f} | {r['pk']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _summary_table(result: dict[str, Any], source: str) -> list[str]:
+    true = sum(r["true_stories"] for r in result["after"]["rows"]
+               if r["condition"] == "as captioned" and r["input"] == source)
     lines = [
-        "| Word times | Stories before | Stories now | Worst day's F1 with unmoved, before | now "
+        f"| {source}: word times | Stories before | Stories now | Worst day's F1 with unmoved, before | now "
         "| Pk with unmoved, before | now | Pk vs truth, before | now | WindowDiff vs truth, before | now |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    before, after = summary(result["before"]["rows"]), summary(result["after"]["rows"])
+    before, after = summary(result["before"]["rows"], source), summary(result["after"]["rows"], source)
     for condition in CONDITIONS:
         b, a = before[condition], after[condition]
         lines.append(f"| {condition} | {b['stories']:.0f} | {a['stories']:.0f} | {b['min_f1_vs_unmoved']:.3f} "
@@ -177,12 +208,8 @@ def markdown(result: dict[str, Any]) -> str:
                      f"| {a['mean_windowdiff']:.3f} |")
     lines += ["", f"{len(result['after']['days'])} caption days, {true} true stories; before: commit "
               f"{result['before_commit']}; F1 within {result['tolerance_words']} words; Pk and WindowDiff are means "
-              "over the days.", "",
-              "| Day | Word times | Words | Stories | F1 with unmoved | Pk vs truth |", "|---|---|---:|---:|---:|---:|"]
-    for r in result["after"]["rows"]:
-        lines.append(f"| {r['day'][:30]} | {r['condition']} | {r['words']} | {r['stories']} | "
-                     f"{r['f1_vs_unmoved']:.3f} | {r['pk']:.3f} |")
-    return "\n".join(lines) + "\n"
+              "over the days."]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
               "quick": args.quick,
               "before": measure(stories_before(args.before, args.corpus, quick=args.quick), args.corpus),
               "after": measure(stories(args.corpus, quick=args.quick), args.corpus)}
-    result["summary"] = {"before": summary(result["before"]["rows"]), "after": summary(result["after"]["rows"])}
+    result["summary"] = {when: {source: summary(result[when]["rows"], source) for source in INPUTS}
+                         for when in ("before", "after")}
     write_result("segment_shift", result, markdown(result), echo=True)
     return 0
 
