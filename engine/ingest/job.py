@@ -103,6 +103,8 @@ class IngestJob:
     cancel : set it to stop the run; running files are killed, none is half-written.
     cluster : recognise on a Dask cluster instead of local worker processes (``workers`` is then unused).
     on_note : called with one line for the user (the cluster reached, a file sent again).
+    pool : recognition workers already started with ``spec`` (the CLI starts them before it imports
+        this module); the job uses and closes them instead of starting its own.
     """
 
     def __init__(
@@ -119,6 +121,7 @@ class IngestJob:
         detector_settings: DetectorSettings | None = None,
         cluster: ClusterSpec | None = None,
         on_note: Callable[[str], None] | None = None,
+        pool: WorkerPool | None = None,
     ) -> None:
         if workers < 1:
             raise ParameterError(f"--workers must be at least 1, got {workers}")
@@ -131,6 +134,7 @@ class IngestJob:
         if cluster is not None:
             require_dask()  # said at once, not after every file was probed and hashed
         self.cluster = cluster
+        self._started_pool: RecognitionPool | None = pool
         self.on_note = on_note or (lambda line: None)
         self.on_state = on_state or (lambda outcome: None)
         self.on_progress = on_progress or (lambda path, done, total: None)
@@ -157,7 +161,7 @@ class IngestJob:
         files, outcomes = expand_paths(self.paths)
         # A scheduler that cannot be reached is said before hours of hashing, not after.
         remote = self._open_pool(len(files)) if self.cluster is not None and self.cluster.address else None
-        pool = remote
+        pool = self._started_pool or remote
         store = Store(self.db_path)
         try:
             self.interrupted = store.mark_interrupted_jobs()

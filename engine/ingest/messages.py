@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.audio.decode import AudioInfo
-from engine.ingest.transcribe import Transcript
+
+if TYPE_CHECKING:  # the job's process imports the recogniser's side only when a transcript arrives
+    from engine.ingest.transcribe import Transcript
 
 
 class FailureReason(enum.Enum):
