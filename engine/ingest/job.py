@@ -15,22 +15,25 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
-from engine.ingest.cluster import ClusterPool, ClusterSpec, require_dask
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress
 from engine.ingest.pool import WorkerPool
-from engine.ingest.transcribe import StageTimes, Transcript
+from engine.ingest.results import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
 from engine.search.passage_blocks import index_passages
 from engine.storage.store import NewRecording, Store, WordRow
 
-#: What recognises the files: local worker processes, or a Dask cluster.
-RecognitionPool = WorkerPool | ClusterPool
+if TYPE_CHECKING:  # the Dask client's side, imported only for a run with a cluster
+    from engine.ingest.cluster import ClusterPool, ClusterSpec
+
+    #: What recognises the files: local worker processes, or a Dask cluster.
+    RecognitionPool: TypeAlias = WorkerPool | ClusterPool
 
 log = logging.getLogger("earshot.ingest")
 
@@ -132,6 +135,10 @@ class IngestJob:
         self.force = force
         self.detector_settings = detector_settings
         if cluster is not None:
+            # Imported only here: it brings a file's whole pass (detectors, diarizer) for its Dask workers,
+            # seconds of CPU a run on this machine's own worker processes does without.
+            from engine.ingest.cluster import require_dask
+
             require_dask()  # said at once, not after every file was probed and hashed
         self.cluster = cluster
         self._started_pool: RecognitionPool | None = pool
@@ -243,6 +250,8 @@ class IngestJob:
     def _open_pool(self, files: int) -> RecognitionPool:
         if self.cluster is None:
             return WorkerPool(self.spec, min(self.workers, files), detector_settings=self.detector_settings)
+        from engine.ingest.cluster import ClusterPool  # see __init__: only for a run with a cluster
+
         pool = ClusterPool(self.spec, self.cluster, detector_settings=self.detector_settings, on_note=self.on_note)
         info = pool.info
         self.on_note(f"cluster {info.label}: {info.workers} workers, {info.threads} threads"

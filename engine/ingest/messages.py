@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from engine.audio.decode import AudioInfo
-
-if TYPE_CHECKING:  # the job's process imports the recogniser's side only when a transcript arrives
-    from engine.ingest.transcribe import Transcript
+from engine.ingest.results import Transcript
 
 
 class FailureReason(enum.Enum):

@@ -37,10 +37,14 @@ def test_a_worker_imports_nothing_of_the_job_and_no_detector_before_its_model() 
 
 
 def test_a_file_s_pass_imports_nothing_of_the_job() -> None:
-    # What the worker's warm-up thread imports beside the model's load.
-    loaded = _modules_after("import engine.ingest.worker\nimport engine.ingest.transcribe")
+    # What the worker's warm-up thread imports beside the model's load, and the detectors' feature extractor
+    # it builds: without librosa.util, whose numba ufuncs compile on import (0.7 s of CPU).
+    loaded = _modules_after(
+        "import engine.ingest.worker\nimport engine.ingest.transcribe\nfrom engine.detect.analyzer import feature_extractor\n"
+        "from engine.detect.sensitivities import DetectorSettings\nfeature_extractor(sr=16000, settings=DetectorSettings())"
+    )
     assert "engine.detect.analyzer" in loaded  # the check can fail: the detectors are there
-    assert [m for m in NOT_IN_A_WORKER if m in loaded] == []
+    assert [m for m in (*NOT_IN_A_WORKER, "librosa.util.utils") if m in loaded] == []
 
 
 def test_the_ingest_command_starts_workers_before_its_heavy_imports() -> None:
@@ -48,3 +52,13 @@ def test_the_ingest_command_starts_workers_before_its_heavy_imports() -> None:
     loaded = _modules_after("import engine.cli.main\nimport engine.cli.ingest_cmd\nimport engine.ingest.pool")
     assert "engine.ingest.pool" in loaded
     assert [m for m in NOT_BEFORE_THE_WORKERS if m in loaded] == []
+
+
+def test_the_job_s_process_imports_none_of_a_file_s_pass() -> None:
+    # The job as the command and the app run it, and a worker's result unpickled in the job's process.
+    loaded = _modules_after(
+        "import pickle\nfrom engine.ingest.job import IngestJob\nfrom engine.ingest.messages import Done\n"
+        "from engine.ingest.results import Transcript\npickle.loads(pickle.dumps(Done(0, Transcript([], [], 0.0))))"
+    )
+    assert "engine.search.passage_blocks" in loaded  # the check can fail: the job's own side is there
+    assert [m for m in (*NOT_BEFORE_THE_MODEL, "engine.ingest.cluster", "faster_whisper", "dask") if m in loaded] == []
