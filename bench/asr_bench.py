@@ -61,7 +61,8 @@ SPAN_MARGIN = 0.1
 
 
 def load_engine(engine: str) -> Any:
-    """The transcriber of ``engine``: ``whisper`` (embedded tiny.en), ``vosk`` (the first
+    """The transcriber of ``engine``: ``whisper`` (embedded tiny.en), ``whisper-base`` (the embedded
+    Whisper base, the default model), ``vosk`` (the first
     ``vosk-model-*`` package, e.g. the Korean model), ``vosk-renew120`` (the same with the
     earlier memory settings: renewed every 120 s, no heap release) or ``pocketsphinx``
     (the baseline, bench/peers.py)."""
@@ -79,14 +80,20 @@ def load_engine(engine: str) -> Any:
         from bench.peers import sphinx_transcriber
 
         return sphinx_transcriber()
-    model = embedded_whisper() if engine == "whisper" else next(iter(package_models()), None)
+    if engine == "whisper-base":
+        from models.embedded_base import embedded_whisper_base
+
+        model = embedded_whisper_base()
+    else:
+        model = embedded_whisper() if engine == "whisper" else next(iter(package_models()), None)
     if model is None:
         raise SystemExit(f"{engine}: no model for it is installed")
     return load_transcriber(model.spec())
 
 
 def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
-    """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors), ``recognise`` (the transcriber alone),
+    """Transcribe ``paths``: ``mode`` is ``ingest`` (transcribe_file with detectors; ``ingest-memory``: the same,
+    sampling RSS as it goes), ``recognise`` (the transcriber alone),
     ``direct`` (faster-whisper called directly) or ``load`` (the model loaded, no audio)."""
     from engine import config
     from engine.audio.decode import iter_pcm_blocks, probe
@@ -115,12 +122,31 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
         elif mode == "ingest":
             transcript = transcribe_file(probe(path), transcriber)
             words = [(w.start, w.end, w.shown) for w in transcript.words]
+        elif mode == "ingest-memory":
+            rss: list[tuple[float, float]] = []
+            transcript = transcribe_file(probe(path), transcriber,
+                                         on_progress=lambda done, total, rss=rss: _sample_rss(rss, done))
+            words = []  # the words of a 3-hour file are not what this run is for
+            out["rss_by_minute"] = rss
         else:
             words = [(w.start, w.end, w.shown) for u in transcriber.transcribe(iter_pcm_blocks(path), sr=16000)
                      for w in u]
         out["files"].append({"path": path, "seconds": time.perf_counter() - t1, "words": words})
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
+
+
+#: Minutes of audio between two RSS samples of an ``ingest-memory`` run.
+RSS_EVERY_MINUTES = 10.0
+
+
+def _sample_rss(samples: list[tuple[float, float]], seconds_done: float) -> None:
+    """Append ``(minutes heard, current RSS in MB)`` each time another RSS_EVERY_MINUTES of audio is heard."""
+    minutes = seconds_done / 60
+    if minutes >= (len(samples) + 1) * RSS_EVERY_MINUTES:
+        with open("/proc/self/statm") as statm:
+            pages = int(statm.read().split()[1])
+        samples.append((minutes, pages * os.sysconf("SC_PAGE_SIZE") / 2**20))
 
 
 def run_child(engine: str, paths: list[Path], mode: str) -> dict[str, Any]:
@@ -221,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engines", nargs="+", default=["whisper", "pocketsphinx"])
     parser.add_argument("--memory-only", action="store_true",
                         help="only the long-file memory runs, written to asr-memory-MINUTESmin.json/.md")
+    parser.add_argument("--memory-path", choices=("recognise", "ingest"), default="recognise",
+                        help="what the memory runs measure: recognition alone, or the whole ingest path "
+                        "(written to asr-memory-ingest-MINUTESmin.json/.md)")
     args = parser.parse_args(argv)
     if args.memory_only:
         path, truth = build(args.minutes, args.seed)
@@ -262,6 +291,8 @@ def memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Peak RSS and RTF of recognition over ``path`` repeated to each of ``args.memory_minutes``,
     and each engine's RSS with its model loaded and no audio (what the model alone holds)."""
     memory = []
+    if args.memory_path == "ingest":
+        return ingest_memory_runs(path, args)
     for engine in args.engines if args.memory_minutes else ():
         run = run_child(engine, [], "load")
         memory.append({"engine": engine, "minutes": 0.0, "peak_rss_mb": run["peak_rss_mb"], "rtf": None})
@@ -274,6 +305,32 @@ def memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
                            "rtf": run["files"][0]["seconds"] / (minutes * 60)})
             print(json.dumps(memory[-1]), file=sys.stderr)
     return memory
+
+
+def ingest_memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The ingest path (``transcribe_file``: one decode pass, detectors, gate, stories, entities) over ``path``
+    repeated to each of ``args.memory_minutes``: peak RSS, RTF and the RSS every RSS_EVERY_MINUTES of audio."""
+    memory = []
+    for minutes in args.memory_minutes:
+        long = long_file(path, minutes)
+        for engine in args.engines:
+            run = run_child(engine, [long], "ingest-memory")
+            memory.append({"engine": engine, "path": "ingest", "minutes": minutes, "peak_rss_mb": run["peak_rss_mb"],
+                           "rtf": run["files"][0]["seconds"] / (minutes * 60),
+                           "rss_by_minute": run["rss_by_minute"]})
+            print(json.dumps(memory[-1]), file=sys.stderr)
+    return memory
+
+
+def ingest_memory_table(memory: list[dict[str, Any]]) -> str:
+    """Peak RSS of the ingest path over long files, with the RSS after the first sample and at the end."""
+    lines = ["| engine | minutes | peak RSS | RSS at 10 min | RSS at the end | RTF |", "|---|---|---|---|---|---|"]
+    for m in memory:
+        rss = m["rss_by_minute"]
+        first = f"{rss[0][1]:.0f} MB" if rss else "-"
+        last = f"{rss[-1][1]:.0f} MB ({rss[-1][0]:.0f} min)" if rss else "-"
+        lines.append(f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {first} | {last} | {m['rtf']:.3f} |")
+    return "\n".join(lines)
 
 
 def _memory_row(m: dict[str, Any]) -> str:
@@ -292,6 +349,13 @@ def memory_table(memory: list[dict[str, Any]]) -> str:
 
 def write_memory(memory: list[dict[str, Any]], args: argparse.Namespace) -> None:
     tag = "-".join(f"{m:g}" for m in args.memory_minutes)
+    if args.memory_path == "ingest":
+        lines = ["# Peak RSS of the ingest path over long files", "",
+                 f"`python bench/asr_bench.py --memory-only --memory-path ingest --memory-minutes "
+                 f"{' '.join(f'{m:g}' for m in args.memory_minutes)} --engines {' '.join(args.engines)}`", "",
+                 ingest_memory_table(memory)]
+        write_result(f"asr-memory-ingest-{tag}min", {"cpus": os.cpu_count(), "memory": memory}, "\n".join(lines))
+        return
     lines = ["# Peak RSS of recognition over long files", "",
              f"`python bench/asr_bench.py --memory-only --memory-minutes "
              f"{' '.join(f'{m:g}' for m in args.memory_minutes)} --engines {' '.join(args.engines)}`", "",

@@ -68,6 +68,9 @@ WHISPER_MAX_REPEATS = 4
 # -- ingest on a Dask cluster (engine.ingest.cluster) --
 #: Times a file whose worker died is sent again before it is reported (``--retries``).
 CLUSTER_RETRIES = 2
+#: What ``ingest --send-audio`` takes: workers read files on shared storage else get the bytes, always get
+#: the bytes, or never do.
+CLUSTER_SEND_MODES = ("auto", "always", "never")
 #: Files in flight per worker thread: enough that a worker never waits for the next file,
 #: few enough that the client holds little (and sends little audio ahead).
 CLUSTER_TASKS_PER_THREAD = 2

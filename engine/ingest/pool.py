@@ -2,110 +2,33 @@
 
 Recognition is native code that cannot check a cancel flag, so it runs in
 child processes that can be killed. Each worker loads its model once and
-takes files one at a time. Tasks go out and messages come back on queues as
-the dataclasses of :mod:`engine.ingest.messages`.
+takes files one at a time (:mod:`engine.ingest.worker`). Tasks go out and messages come back on queues as
+the dataclasses of :mod:`engine.ingest.messages`. This module stays light:
+a caller can start the workers before its own heavy imports.
 """
 
 from __future__ import annotations
 
-import logging
 import multiprocessing as mp
-import os
 import queue
-import signal
-import threading
-import time
-import traceback
 from dataclasses import dataclass
-from multiprocessing.connection import wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.asr.base import ModelSpec
-from engine.asr.loader import load_transcriber
 from engine.audio.decode import AudioInfo
-from engine.detect.sensitivities import DetectorSettings
-from engine.errors import EarshotError
-from engine.ingest.messages import (
-    Done,
-    Failed,
-    FailureReason,
-    Fatal,
-    Progress,
-    Ready,
-    Task,
-    WorkerMessage,
-)
-from engine.ingest.transcribe import transcribe_file, warm_up
+from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Ready, Task, WorkerMessage
 
-log = logging.getLogger("earshot.ingest")
-
-#: Seconds between progress messages from one worker.
-PROGRESS_INTERVAL = 0.25
-
-
-def _exit_with_parent() -> None:
-    """End this worker as soon as the process that started it is gone (even after ``kill -9``)."""
-    parent = mp.parent_process()
-    if parent is None:
-        return
-
-    def watch() -> None:
-        wait([parent.sentinel])
-        os._exit(1)
-
-    threading.Thread(target=watch, name="earshot-parent-watch", daemon=True).start()
-
-
-def _warm_up(settings: DetectorSettings | None, spec: ModelSpec) -> None:
-    """:func:`warm_up`; a failure here is left for the first file to report."""
-    try:
-        warm_up(settings, engine=spec.engine, language=spec.language.split("-")[0].lower())
-    except Exception:  # the same load fails again on the first file, which reports it
-        log.debug("warm-up failed", exc_info=True)
+if TYPE_CHECKING:
+    from engine.detect.sensitivities import DetectorSettings
 
 
 def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None) -> None:
-    """Body of one worker process."""
+    """Body of one worker process: :func:`engine.ingest.worker.serve`."""
+    # Imported here, in the worker: the job's process starts its workers before it imports the
+    # recogniser and the detectors itself, and a worker imports nothing of the job.
+    from engine.ingest.worker import serve
 
-    # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _exit_with_parent()
-
-    # the detectors' and analysers' first loads run beside the speech model's (native code, mostly)
-    warming = threading.Thread(target=_warm_up, args=(settings, spec), name="earshot-warm-up", daemon=True)
-    warming.start()
-    try:
-        transcriber = load_transcriber(spec)
-    except EarshotError as exc:
-        outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, str(exc)))
-        return
-    except Exception as exc:  # a native library failing to load
-        outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, f"{spec.name}: cannot load the speech model: {exc}"))
-        return
-    warming.join()
-    outbox.put(Ready(wid))
-    while True:
-        task: Task | None = inbox.get()
-        if task is None:
-            return
-        task_id, info = task.task_id, task.info
-        last = [0.0]
-
-        def progress(done: float, total: float, task_id: int = task_id, last: list[float] = last) -> None:
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_INTERVAL:
-                last[0] = now
-                outbox.put(Progress(task_id, done, total))
-
-        try:
-            result = transcribe_file(info, transcriber, on_progress=progress, detector_settings=settings)
-        except EarshotError as exc:
-            outbox.put(Failed(task_id, FailureReason.RECOGNITION_FAILED, str(exc)))
-        except Exception as exc:
-            outbox.put(Failed(task_id, FailureReason.RECOGNITION_FAILED, f"{info.path}: recognition failed: {exc}",
-                              traceback.format_exc()))
-        else:
-            outbox.put(Done(task_id, result))
+    serve(wid, spec, inbox, outbox, settings)
 
 
 @dataclass
@@ -227,7 +150,7 @@ class WorkerPool:
             return
         self._closed = True
         for w in self._workers.values():
-            if kill or w.task_id is not None:
+            if kill or w.task_id is not None or not w.ready:  # one still loading its model would make us wait
                 w.process.kill()
             else:
                 w.inbox.put(None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from engine import config
 from engine.asr.base import Transcriber, Word
@@ -15,8 +14,9 @@ from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.audio_pass import FeedingBlocks
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import ModelError
-from engine.ingest.analyze import Analysis, analyze_transcript
+from engine.ingest.analyze import analyze_transcript
 from engine.ingest.language import hear_language
+from engine.ingest.results import Analysis, StageTimes, Transcript
 from engine.ingest.speaker_pass import speaker_stream, speaker_turns
 from engine.ingest.speech_gate import kept_words
 from engine.jobs import CancelToken
@@ -26,40 +26,7 @@ from engine.speakers.diarize import DiarizationStream
 
 log = logging.getLogger("earshot.ingest")
 
-
-@dataclass
-class StageTimes:
-    """Seconds of wall time spent in each stage of one file's ingest."""
-
-    decode: float = 0.0
-    transcribe: float = 0.0
-    detect: float = 0.0
-    analyze: float = 0.0
-    store: float = 0.0
-    language: float = 0.0
-    speakers: float = 0.0
-    #: CPU seconds of the speaker stage's thread (the wall time above counts other programs' turns too).
-    speakers_cpu: float = 0.0
-
-    @property
-    def total(self) -> float:
-        return self.decode + self.transcribe + self.detect + self.analyze + self.store + self.language + self.speakers
-
-
-@dataclass
-class Transcript:
-    """What recognition produced for one file."""
-
-    words: list[Word]
-    #: (first word index, last word index inclusive) per search segment.
-    segments: list[tuple[int, int]]
-    #: seconds of audio actually decoded.
-    audio_seconds: float
-    times: StageTimes = field(default_factory=StageTimes)
-    analysis: Analysis = field(default_factory=Analysis)
-    #: the language identified and transcribed in (ISO 639-1), and a note on it for the user.
-    language: str = ""
-    language_note: str = ""
+__all__ = ["StageTimes", "Transcript", "transcribe_file", "warm_up"]
 
 
 def transcribe_file(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,25 @@ def test_both_parts_make_one_listed_model_joined_in_memory(fake_parts: list[Path
     assert sorted(files) == ["config.json", "model.bin", "tokenizer.json", "vocabulary.txt"]
     assert embedded_base.verify_embedded_base() == []
     assert "whisper-base" in [m.name for m in ModelManager().installed()]
+
+
+def test_the_joined_folder_holds_the_halves_in_memory_until_left(fake_parts: list[Path]) -> None:
+    if not embedded_base.can_join_in_memory():
+        pytest.skip("no anonymous in-memory files here (os.memfd_create is Linux's)")
+    with embedded_base.joined_base_folder(fake_parts[0]) as folder:
+        assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.bin", "tokenizer.json", "vocabulary.txt"]
+        assert (folder / "model.bin").read_bytes() == FIRST + SECOND
+        assert os.readlink(folder / "model.bin").startswith("/proc/self/fd/")  # an in-memory file, not one on disk
+    assert not folder.exists()
+
+
+def test_a_tampered_part_is_refused_by_the_joined_folder(fake_parts: list[Path]) -> None:
+    if not embedded_base.can_join_in_memory():
+        pytest.skip("no anonymous in-memory files here (os.memfd_create is Linux's)")
+    (fake_parts[1] / "model.bin.part2").write_bytes(b"|SECOND half")
+    with pytest.raises(ValueError, match=r"^the joined model\.bin of Whisper base differs from the pinned SHA-256$"), \
+            embedded_base.joined_base_folder(fake_parts[0]):  # fmt: skip
+        pass
 
 
 def test_a_missing_second_part_is_not_offered(fake_parts: list[Path]) -> None:

@@ -28,14 +28,25 @@ def test_no_speech_no_window() -> None:
 
 
 class _Scripted:
-    """Stands in for the WhisperModel's detector: one probability list per window, in order."""
+    """Stands in for the WhisperModel's feature extractor, encoder and detector: one probability list per
+    window, in order; ``frames`` records how many frames the encoder heard for each."""
+
+    nb_max_frames = 3000
 
     def __init__(self, answers: list[list[tuple[str, float]]]) -> None:
         self.answers = answers
+        self.frames: list[int] = []
+        self.feature_extractor = self.model = self
 
-    def detect_language(self, audio: np.ndarray) -> tuple[str, float, list[tuple[str, float]]]:
-        probs = self.answers.pop(0)
-        return probs[0][0], probs[0][1], probs
+    def __call__(self, audio: np.ndarray) -> np.ndarray:
+        return np.zeros((80, audio.size // 160 + 1), np.float32)  # Whisper's 10 ms frames
+
+    def encode(self, features: np.ndarray) -> np.ndarray:
+        self.frames.append(features.shape[-1])
+        return features
+
+    def detect_language(self, encoded: np.ndarray) -> list[list[tuple[str, float]]]:
+        return [[(f"<|{code}|>", p) for code, p in self.answers.pop(0)]]
 
 
 def test_windows_vote_by_probability_not_by_count() -> None:
@@ -47,6 +58,13 @@ def test_windows_vote_by_probability_not_by_count() -> None:
     assert guess.probability == pytest.approx((0.35 + 0.35 + 0.95) / 3)
     assert guess.confident  # 0.55 >= config.LANGUAGE_MIN_PROBABILITY
     assert guess.scores == {"fr": 0.55, "es": pytest.approx(0.27)}
+
+
+def test_the_encoder_hears_a_window_s_own_length_up_to_30_s() -> None:
+    # Not padded to 30 s: a 5 s file's window costs a sixth of the encoder's 30 s pass.
+    model = _Scripted([[("en", 0.9)], [("en", 0.9)]])
+    identify_language(model, [np.zeros(16000 * 5, np.float32), np.zeros(16000 * 40, np.float32)])
+    assert model.frames == [501, 3000]
 
 
 def test_too_short_windows_are_not_heard() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.detect.features import FEATURE_NAMES, FeatureExtractor, frame_features
+from engine.detect.features import FEATURE_NAMES, FeatureExtractor, chroma_filters, frame_features
 from engine.errors import ParameterError
 
 SR = 16000
@@ -15,6 +15,14 @@ def tone(freqs, seconds, *, amplitude=0.5):
     t = np.arange(round(seconds * SR)) / SR
     x = sum(np.sin(2 * np.pi * f * t) for f in freqs)
     return (amplitude * x / len(freqs)).astype(np.float32)
+
+
+@pytest.mark.parametrize("sr", [8000, 16000, 32000, 48000])
+@pytest.mark.parametrize("n_fft", [512, 1024, 4096])
+def test_chroma_filters_are_librosa_s(sr, n_fft):
+    librosa = pytest.importorskip("librosa", reason="librosa is the reference")
+    expected = librosa.filters.chroma(sr=sr, n_fft=n_fft, dtype=np.float64)
+    np.testing.assert_allclose(chroma_filters(sr=sr, n_fft=n_fft), expected, rtol=1e-12, atol=1e-15)
 
 
 def test_features_do_not_depend_on_block_size(rng):

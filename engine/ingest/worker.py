@@ -1,0 +1,102 @@
+"""The body of one recognition worker process: load the model once, then recognise files one at a time.
+
+:mod:`engine.ingest.pool` starts the process and imports this module only there, so the job's process
+can start its workers before it imports the recogniser and the detectors itself. This module imports
+what recognition needs and nothing of the job (storage's writer, the passage index, the cluster client).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+import traceback
+from multiprocessing.connection import wait
+from typing import Any
+
+from engine.asr.base import ModelSpec
+from engine.asr.loader import load_transcriber
+from engine.detect.sensitivities import DetectorSettings
+from engine.errors import EarshotError
+from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress, Ready, Task
+
+log = logging.getLogger("earshot.ingest")
+
+#: Seconds between progress messages from one worker.
+PROGRESS_INTERVAL = 0.25
+
+
+def _exit_with_parent() -> None:
+    """End this worker as soon as the process that started it is gone (even after ``kill -9``)."""
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="earshot-parent-watch", daemon=True).start()
+
+
+def _warm_up(settings: DetectorSettings | None, spec: ModelSpec) -> None:
+    """Import the recogniser's side of a file's pass and run its :func:`~engine.ingest.transcribe.warm_up`;
+    a failure of the warm-up is left for the first file to report."""
+    # Imported here, beside the speech model's load: the detectors' imports (SciPy, numba: two seconds
+    # of CPU) no longer come before it.
+    from engine.ingest.transcribe import warm_up
+
+    try:
+        warm_up(settings, engine=spec.engine, language=spec.language.split("-")[0].lower())
+    except Exception:  # the same load fails again on the first file, which reports it
+        log.debug("warm-up failed", exc_info=True)
+
+
+def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: DetectorSettings | None = None) -> None:
+    """Load ``spec``'s model once, say :class:`Ready`, then answer each :class:`Task` from ``inbox`` on
+    ``outbox`` until ``None`` arrives."""
+
+    # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
+
+    # the detectors' and analysers' first loads run beside the speech model's (native code, mostly)
+    warming = threading.Thread(target=_warm_up, args=(settings, spec), name="earshot-warm-up", daemon=True)
+    warming.start()
+    try:
+        transcriber = load_transcriber(spec)
+    except EarshotError as exc:
+        outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, str(exc)))
+        return
+    except Exception as exc:  # a native library failing to load
+        outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, f"{spec.name}: cannot load the speech model: {exc}"))
+        return
+    warming.join()
+    from engine.ingest.transcribe import transcribe_file  # imported by the warm-up: a lookup now
+
+    outbox.put(Ready(wid))
+    while True:
+        task: Task | None = inbox.get()
+        if task is None:
+            return
+        task_id, info = task.task_id, task.info
+        last = [0.0]
+
+        def progress(done: float, total: float, task_id: int = task_id, last: list[float] = last) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_INTERVAL:
+                last[0] = now
+                outbox.put(Progress(task_id, done, total))
+
+        try:
+            result = transcribe_file(info, transcriber, on_progress=progress, detector_settings=settings)
+        except EarshotError as exc:
+            outbox.put(Failed(task_id, FailureReason.RECOGNITION_FAILED, str(exc)))
+        except Exception as exc:
+            outbox.put(Failed(task_id, FailureReason.RECOGNITION_FAILED, f"{info.path}: recognition failed: {exc}",
+                              traceback.format_exc()))
+        else:
+            outbox.put(Done(task_id, result))
