@@ -15,6 +15,7 @@ so nothing is indexed as invented English.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -118,34 +119,18 @@ def speech_only(window: np.ndarray) -> np.ndarray:
     return np.concatenate([window[c["start"]:c["end"]] for c in chunks]).astype(np.float32, copy=False)
 
 
-def window_ranges(spans: Sequence[tuple[float, float]], *, window: float = config.LANGUAGE_WINDOW_SECONDS,
-                  max_windows: int = config.LANGUAGE_MAX_WINDOWS) -> list[list[tuple[float, float]]]:
-    """Up to ``max_windows`` windows of ``window`` s of speech, spread evenly over ``spans``.
-
-    ``spans``: sorted, disjoint (start, end) seconds of speech. Each window is a list of
-    (start, end) pieces of the file (a window may cross the gap between two spans).
+def window_starts(duration: float, *, window: float = config.LANGUAGE_WINDOW_SECONDS,
+                  max_windows: int = config.LANGUAGE_MAX_WINDOWS) -> list[float]:
+    """Where the identifier's windows of ``window`` s start in a file of ``duration`` s: as many as
+    cover it (at most ``max_windows``), spread evenly from its start to its last ``window`` s, so
+    the file's end is heard as well as its start (a broadcast that opens on 30 s of music and
+    speaks after it is identified by its speech). A file shorter than one window is one window.
     """
-    total = sum(end - start for start, end in spans)
-    if total <= 0:
+    if duration <= 0:
         return []
-    n = max(1, min(max_windows, int(total // window)))
-    starts = [k * total / n for k in range(n)]
-    out = []
-    for offset in starts:
-        pieces: list[tuple[float, float]] = []
-        need, skip = min(window, total - offset), offset
-        for start, end in spans:
-            if need <= 0:
-                break
-            length = end - start
-            if skip >= length:
-                skip -= length
-                continue
-            take = min(length - skip, need)
-            pieces.append((start + skip, start + skip + take))
-            need, skip = need - take, 0.0
-        out.append(pieces)
-    return out
+    n = max(1, min(max_windows, math.ceil(duration / window)))
+    last = max(duration - window, 0.0)
+    return [last * k / (n - 1) for k in range(n)] if n > 1 else [0.0]
 
 
 def decide_language(guess: LanguageGuess, *, own: str, model_name: str, multilingual: bool,

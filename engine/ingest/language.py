@@ -14,7 +14,7 @@ from engine.asr.language import (
     identifier_for,
     identify_language,
     speech_only,
-    window_ranges,
+    window_starts,
 )
 from engine.audio.decode import AudioInfo, decode_range
 
@@ -29,14 +29,13 @@ class HeardLanguage:
 
 
 def language_windows(info: AudioInfo, *, sr: int = config.TARGET_SAMPLE_RATE) -> list[np.ndarray]:
-    """The speech the identifier hears in ``info.path``: windows spread evenly over the whole file,
-    each decoded on its own (a seek, not a read from the start) and cut to its speech by the
-    voice-activity filter; float32 in [-1, 1], each of shape (n,), n <= window length x ``sr``."""
-    windows = []
-    for pieces in window_ranges([(0.0, info.duration)]):
-        audio = np.concatenate([decode_range(info.path, a, b, sr=sr) for a, b in pieces])
-        windows.append(speech_only(audio.astype(np.float32) / 32768.0))
-    return windows
+    """The speech the identifier hears in ``info.path``: windows spread over the whole file, its
+    start and end included (:func:`window_starts`), each decoded on its own (a seek, not a read
+    from the start) and cut to its speech by the voice-activity filter; float32 in [-1, 1], each
+    of shape (n,), n <= window length x ``sr``."""
+    span = config.LANGUAGE_WINDOW_SECONDS
+    return [speech_only(decode_range(info.path, start, start + span, sr=sr).astype(np.float32) / 32768.0)
+            for start in window_starts(info.duration)]
 
 
 def hear_language(info: AudioInfo, transcriber: Transcriber, *, sr: int = config.TARGET_SAMPLE_RATE) -> HeardLanguage:

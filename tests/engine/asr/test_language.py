@@ -6,25 +6,25 @@ import numpy as np
 import pytest
 
 from engine import config
-from engine.asr.language import LanguageGuess, decide_language, identify_language, window_ranges
+from engine.asr.language import LanguageGuess, decide_language, identify_language, window_starts
 from engine.errors import LanguageMismatch
 
 
-def test_one_short_span_is_one_window() -> None:
-    assert window_ranges([(2.0, 7.0)]) == [[(2.0, 7.0)]]
+def test_a_file_shorter_than_a_window_is_one_window() -> None:
+    assert window_starts(7.0) == [0.0]
+    assert window_starts(30.0) == [0.0]
 
 
-def test_windows_are_spread_over_the_speech_and_cross_gaps() -> None:
-    # 100 s of speech in two spans: three 30 s windows starting 0, 33.3 and 66.7 s into the speech.
-    windows = window_ranges([(0.0, 40.0), (50.0, 110.0)], window=30.0, max_windows=3)
-    assert windows[0] == [(0.0, 30.0)]
-    assert windows[1] == [(pytest.approx(100 / 3), 40.0), (50.0, pytest.approx(50 + 30 - (40 - 100 / 3)))]
-    assert windows[2][0][0] == pytest.approx(50 + 200 / 3 - 40)
-    assert all(sum(b - a for a, b in w) == pytest.approx(30.0) for w in windows)
+def test_windows_cover_the_file_from_its_start_to_its_end() -> None:
+    # 40 s: two windows, the second ending at the file's end (a 30 s intro cannot hide the speech).
+    assert window_starts(40.0, window=30.0, max_windows=3) == [0.0, 10.0]
+    # Three hours: the start, the middle and the last 30 s.
+    starts = window_starts(10800.0, window=30.0, max_windows=3)
+    assert starts == [0.0, pytest.approx(5385.0), pytest.approx(10770.0)]
 
 
-def test_no_speech_no_window() -> None:
-    assert window_ranges([]) == []
+def test_an_empty_file_has_no_window() -> None:
+    assert window_starts(0.0) == []
 
 
 class _Scripted:

@@ -8,6 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: Each test starts a fresh interpreter that imports a good part of the engine: seconds of CPU.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[3]
 
 #: The job's side: the job itself, the index writer's passage blocks and query side, the cluster client, the
