@@ -8,14 +8,14 @@
 #   FRESH_BASE=FILE   cached base system (default /var/cache/earshot-fresh/bookworm-base.tgz);
 #                     made by debootstrap on first use
 #   SHARED=DIR        the shared folder to put beside the clone (default PROJECT_DIR/../shared)
-#   FRESH_TIMEOUT=MIN minutes each command may take (default 60)
+#   FRESH_TIMEOUT=MIN minutes each command may take (default 85)
 #   KEEP_ROOT=1       keep the chroot afterwards (for a look inside)
 set -uo pipefail
 proj=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 base=${FRESH_BASE:-/var/cache/earshot-fresh/bookworm-base.tgz}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 shared=${SHARED:-$proj/../shared}
-limit=${FRESH_TIMEOUT:-60}
+limit=${FRESH_TIMEOUT:-85}
 logs=${EARSHOT_FRESH_LOGS:-/tmp/earshot-fresh-logs}
 
 say() { echo "fresh-machine: $*" >&2; }
