@@ -156,7 +156,7 @@ def markdown(result: dict[str, Any]) -> str:
                        ("uncertain: kept as English, with a note", "uncertain")):
         lines.append(f"| {label} | " + " | ".join(f"{s[v]['tiny_en'][key]:.0%}" for v in VARIANTS) + " |")
     cpu = [s[v]["cpu_per_clip"] for v in VARIANTS]
-    lines.append("| CPU s per clip, ours (detectors + windows) / first 30 s | "
+    lines.append("| CPU s per clip, ours (windows) / first 30 s | "
                  + " | ".join(f"{c['ours']:.2f} / {c['first 30 s']:.2f}" for c in cpu) + " |")
     return "\n".join(lines) + "\n"
 
