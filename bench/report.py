@@ -55,7 +55,6 @@ from bench import (
     segment_heldout_bench,
     segment_landing_bench,
     segment_recogniser_bench,
-    segment_shift_bench,
     segment_speaker_cue_bench,
     segment_whisper_stories_bench,
     speakers_bench,
@@ -155,10 +154,6 @@ TABLES: dict[str, Table] = {
                                  "table; its weights and thresholds never saw this broadcast"),
     "segment-whisper-stories": Table(("segment_whisper_stories",), _one(segment_whisper_stories_bench.stories_table),
                                      "the choice of ingest's path was made looking at these broadcasts"),
-    "segment-shift": Table(("segment_shift",), _bench_table(segment_shift_bench.markdown, 0),
-                           "the shipped models were trained on these four days (and the floor chosen looking at "
-                           "them): the agreement columns are the measure; held-out accuracy is segment-heldout's"),
-    "segment-shift-plain": Table(("segment_shift",), _bench_table(segment_shift_bench.markdown, 1)),
     "caption-markup": Table(("caption_markup",), _bench_table(caption_markup_bench.markdown, 1)),
     "segment-speaker-cue": Table(("segment_speaker_cue",), _bench_table(segment_speaker_cue_bench.markdown, 0)),
     "segment-speaker-cue-days": Table(("segment_speaker_cue",), _bench_table(segment_speaker_cue_bench.markdown, 1)),

@@ -11,8 +11,6 @@ A segmentation is given by its story starts: sorted word indices, the first 0.
 * Pk (Beeferman et al.) and WindowDiff (Pevzner & Hearst) over the n - 1 gaps
   between words, computed exactly as nltk's ``pk`` and ``windowdiff`` do on a
   boundary string (``"1"`` at gap ``j - 1`` when word ``j`` starts a story).
-* Boundary F1 within a tolerance of a few words: how far two segmentations (one of them
-  the truth, or both the segmenter's) place the same boundaries.
 """
 
 from __future__ import annotations
@@ -125,33 +123,6 @@ def windowdiff(reference: np.ndarray, hypothesis: np.ndarray, n_words: int, *, k
     in_ref = csum_ref[k:] - csum_ref[:-k]
     in_hyp = csum_hyp[k:] - csum_hyp[:-k]
     return float(np.mean(in_ref != in_hyp))
-
-
-def boundary_f1(reference: np.ndarray, hypothesis: np.ndarray, *, tolerance: int) -> float:
-    """F1 of the hypothesised boundaries against the reference ones, a boundary matching at most one
-    reference boundary no more than ``tolerance`` words away (greedy, closest pairs first).
-
-    Starts are sorted word indices; word 0 is no boundary. Two segmentations without boundaries agree
-    (1.0); one without and one with boundaries score 0.0.
-    """
-    if tolerance < 0:
-        raise ParameterError(f"tolerance must be >= 0 words, got {tolerance}")
-    ref = np.unique(np.asarray(reference, dtype=np.int64))
-    hyp = np.unique(np.asarray(hypothesis, dtype=np.int64))
-    ref, hyp = ref[ref > 0], hyp[hyp > 0]
-    if ref.size == 0 and hyp.size == 0:
-        return 1.0
-    distance = np.abs(ref[:, None] - hyp[None, :])
-    rows, cols = np.nonzero(distance <= tolerance)
-    order = np.argsort(distance[rows, cols], kind="stable")
-    used_ref = np.zeros(ref.size, dtype=bool)
-    used_hyp = np.zeros(hyp.size, dtype=bool)
-    matched = 0
-    for i, j in zip(rows[order].tolist(), cols[order].tolist(), strict=True):
-        if not used_ref[i] and not used_hyp[j]:
-            used_ref[i] = used_hyp[j] = True
-            matched += 1
-    return 2.0 * matched / (ref.size + hyp.size)
 
 
 def evenly_spaced_starts(n_words: int, n_stories: int) -> np.ndarray:

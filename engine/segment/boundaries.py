@@ -28,7 +28,7 @@ from engine.errors import ParameterError
 from engine.segment import config
 from engine.segment.rules import enforce_min_length, pauses
 from engine.segment.segmentation import Segmentation
-from engine.segment.text import Transcript, floored_pause
+from engine.segment.text import Transcript
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,7 @@ def run_time_pauses(n: int, *, starts: np.ndarray | None, ends: np.ndarray | Non
     """Pause before each of ``n`` words in seconds, shape (n,), as ingest sees it.
 
     The detectors' ``x_duration`` when given (NaN read as 0), else the gap between word times,
-    else 0, floored as X-DURATION is (:func:`engine.segment.text.floored_pause`); a word not
-    ``transcribed`` gets 0 (no story starts at a word heard in music or noise).
+    else 0; a word not ``transcribed`` gets 0 (no story starts at a word heard in music or noise).
     """
     if x_duration is not None:
         pause = np.nan_to_num(np.asarray(x_duration, dtype=np.float64), nan=0.0)
@@ -122,7 +121,7 @@ def run_time_pauses(n: int, *, starts: np.ndarray | None, ends: np.ndarray | Non
         pause = np.zeros(n)
     if transcribed is not None:
         pause = np.where(np.asarray(transcribed, dtype=bool), pause, 0.0)
-    return floored_pause(pause)
+    return pause
 
 
 def apply_model_rule(seg: Segmentation, rule: dict, *, starts: np.ndarray | None, ends: np.ndarray | None,

@@ -42,14 +42,6 @@ TRIGGER_OWN_STATES = 2
 #: states share one distribution.
 TIE_DEEP_COHERENCE = True
 
-#: A pause (or untranscribed stretch) shorter than this, in seconds, counts as none: X-DURATION,
-#: the boundary rule's and the combiner's pauses all read it floored. Caption words abut
-#: (end == next start) and caption lines sit one 0.13 s frame gap apart; without the floor a
-#: 0.01 s shift of every word's end moved every word out of the "no pause" bin into one the
-#: model had hardly seen, and a day's 121 stories became 26. 0.25 s lies clear of 0 and the
-#: frame gap by more than a 0.05 s shift either way, and few pauses fall near it.
-PAUSE_FLOOR_SECONDS = 0.25
-
 #: Default number of bins per feature (one of them is the "zero" bin).
 DEFAULT_N_BINS = 8
 

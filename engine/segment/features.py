@@ -23,7 +23,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.segment import config
 from engine.segment.hmm import coherence_in_buffer
-from engine.segment.text import Transcript, floored_pause
+from engine.segment.text import Transcript
 
 
 @dataclass
@@ -298,8 +298,7 @@ def x_duration_of(
     """The X-DURATION value of every word, in seconds, shape (n_words,).
 
     Detector output (``x_duration``) wins; otherwise the gap between the previous
-    word's end and this word's start; otherwise zeros. Either is floored
-    (:func:`floored_pause`): under ``PAUSE_FLOOR_SECONDS`` counts as 0.
+    word's end and this word's start; otherwise zeros.
     """
     if x_duration is not None:
         xd = np.asarray(x_duration, dtype=np.float64)
@@ -307,7 +306,7 @@ def x_duration_of(
             raise ParameterError(f"x_duration must have shape ({n_words},), got {xd.shape}")
         if not np.isfinite(xd).all() or (xd < 0).any():
             raise ParameterError("x_duration must be finite and >= 0 seconds")
-        return floored_pause(xd)
+        return xd
     if starts is None and ends is None:
         return np.zeros(n_words)
     if starts is None or ends is None:
@@ -324,7 +323,7 @@ def x_duration_of(
     gaps = np.zeros(n_words)
     if n_words > 1:
         gaps[1:] = np.maximum(starts[1:] - ends[:-1], 0.0)
-    return floored_pause(gaps)
+    return gaps
 
 
 def feature_matrix(

@@ -13,18 +13,17 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.segment import config
-from engine.segment.text import Transcript, floored_pause
+from engine.segment.text import Transcript
 
 
 def pauses(transcript: Transcript) -> np.ndarray:
-    """Silence before every word in seconds, shape (n,): ``start[t] - end[t-1]`` floored
-    (:func:`engine.segment.text.floored_pause`), 0 for word 0 or without times."""
+    """Silence before every word in seconds, shape (n,): ``start[t] - end[t-1]``, 0 for word 0 or without times."""
     n = len(transcript)
     if transcript.starts is None or transcript.ends is None or n == 0:
         return np.zeros(n)
     gap = np.zeros(n)
     gap[1:] = np.maximum(np.asarray(transcript.starts)[1:] - np.asarray(transcript.ends)[:-1], 0.0)
-    return floored_pause(gap)
+    return gap
 
 
 def gap_rule_starts(transcript: Transcript, *, threshold: float) -> np.ndarray:

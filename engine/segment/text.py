@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.segment import config
 from engine.textfile import read_text
 from engine.userfiles import read_bytes
 
@@ -97,16 +96,6 @@ class Transcript:
             name=f"{self.name}[{begin}:{end}]",
             speaker_changes=turns,
         )
-
-
-def floored_pause(pause: np.ndarray, *, floor: float = config.PAUSE_FLOOR_SECONDS) -> np.ndarray:
-    """``pause`` (seconds, any shape) with every value under ``floor`` seconds set to 0.
-
-    Training and run time read every pause through this, so that word times moved by a few
-    hundredths of a second (another caption timing, a recogniser's word ends) give the same bins.
-    """
-    pause = np.asarray(pause, dtype=np.float64)
-    return np.where(pause < floor, 0.0, pause)
 
 
 def strip_markup(text: str) -> str:

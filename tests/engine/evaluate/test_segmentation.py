@@ -7,7 +7,6 @@ import pytest
 
 from engine.errors import ParameterError
 from engine.evaluate.segmentation import (
-    boundary_f1,
     evenly_spaced_starts,
     half_mean_story_length,
     pk,
@@ -78,15 +77,3 @@ def test_bad_measure_inputs():
         probe_counts(np.array([0]), np.array([0]), 10, k=0)
     with pytest.raises(ParameterError, match="need as many references, hypotheses and lengths"):
         score_documents([np.array([0])], [], [10])
-
-
-def test_boundary_f1_hand_counted():
-    # reference boundaries 10, 20, 30; hypothesis 12 (matches 10), 24 (4 away from 20: none), 30, 31
-    assert boundary_f1([0, 10, 20, 30], [0, 12, 24, 30, 31], tolerance=3) == pytest.approx(2 * 2 / (3 + 4))
-    assert boundary_f1([0, 10], [0, 10], tolerance=0) == 1.0
-    assert boundary_f1([0], [0], tolerance=3) == 1.0
-    assert boundary_f1([0], [0, 5], tolerance=3) == 0.0
-    # one hypothesis boundary between two reference ones matches only the closer
-    assert boundary_f1([0, 10, 14], [0, 13], tolerance=3) == pytest.approx(2 * 1 / 3)
-    with pytest.raises(ParameterError, match="tolerance must be >= 0"):
-        boundary_f1([0], [0], tolerance=-1)
