@@ -37,7 +37,7 @@ def load_envelope(path: str, content_hash: str, duration: float, report: JobRepo
     """
     cached = envelope_cache_path(content_hash) if content_hash else None
     if cached is not None and cached.is_file():
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, EOFError):  # a damaged cache file is computed again
             envelope = np.load(cached)
             if envelope.ndim == 2 and envelope.shape[1] == 2:
                 return envelope

@@ -22,6 +22,7 @@ shipped model of that kind is ``models/detectors/sounds_audioset.npz`` (sound mo
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,7 +136,7 @@ class SoundClassifier:
 
                 model = cls(z["mean"], z["scale"], z["w1"], z["b1"], z["w2"], z["b2"], tuple(str(c) for c in z["classes"]),
                             audioset, zero_shot, music_shape, LaughterHead.from_arrays(z))  # fmt: skip
-        except (OSError, KeyError, ValueError, ParameterError) as exc:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, ParameterError) as exc:  # EOFError: empty
             raise ParameterError(f"{path}: not a sound classifier ({exc})") from exc
         if model.music_shape and model.music_shape.source != "network" and "Music" not in model.audioset_classes:
             raise ParameterError(f"{path}: its music shape reads AudioSet's 'Music' score, which the model does not read")

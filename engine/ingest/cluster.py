@@ -407,7 +407,9 @@ class ClusterPool:
             else:
                 future = self.client.submit(recognise_remote, task, pure=False, retries=0)
         except Exception as exc:  # the scheduler went away between two files
-            self._fail(flight, FailureReason.CLUSTER_LOST, f"{task.path}: cannot send it to {self.cluster.label}: {exc}")
+            # A closed client is the lost scheduler: say so as for the files it held, not in Dask's words.
+            lost = self.why_gone() if not self.alive() else f"{task.path}: cannot send it to {self.cluster.label}: {exc}"
+            self._fail(flight, FailureReason.CLUSTER_LOST, lost)
             return
         flight.future = future
         future.add_done_callback(lambda f, task_id=task.task_id: self._messages.put((task_id, f)))

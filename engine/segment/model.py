@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -177,8 +178,8 @@ class SegmentationModel:
             with np.load(path, allow_pickle=False) as npz:
                 data = {k: npz[k] for k in npz.files}
             header = json.loads(str(data["header"]))
-        except (OSError, KeyError, ValueError) as exc:
-            raise ModelError(f"{path}: not a readable segmentation model ({exc})") from exc
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:  # EOFError: an empty file
+            raise ModelError(f"{path}: not a readable segmentation model ({exc or type(exc).__name__})") from exc
         if header.get("format_version") != FORMAT_VERSION:
             raise ModelError(f"{path}: model format {header.get('format_version')}, expected {FORMAT_VERSION}")
         unknown = [n for n in header["features"] if n not in FEATURES_BY_NAME]

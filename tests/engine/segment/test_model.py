@@ -74,6 +74,15 @@ def test_unknown_model_name(tmp_path, monkeypatch):
         segment_words(["a"], model="no-such-model")
 
 
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04 not a zip", b"\x93NUMPY not an archive"],
+                         ids=["empty", "damaged-zip", "an-array"])
+def test_a_file_that_is_no_model_is_refused_in_one_line(tmp_path, content: bytes) -> None:
+    path = tmp_path / "model.npz"
+    path.write_bytes(content)
+    with pytest.raises(ModelError, match=r"model.npz: not a readable segmentation model"):
+        SegmentationModel.load(path)
+
+
 @pytest.mark.slow  # the trained model fixture costs ~5 s of CPU
 def test_empty_input_gives_no_stories(small_model):
     result = segment_words([], model=small_model)
