@@ -145,3 +145,16 @@ def test_eval_scores_the_stories_import_stores_unless_asked_for_the_plain_hmm(cl
     day = read_transcript(folder / days[0].name)
     assert stored == score([day], [transcript_stories(day).story_starts]).as_dict()
     assert stored["boundaries"] < plain["boundaries"]  # the stored path merges commercial spots and fragments
+
+
+def test_explain_refuses_an_empty_out_folder_and_writes_nothing(cli, tmp_path, monkeypatch, capsys):
+    """An empty --out would have written the figures into the current folder (found by the fuzz lane)."""
+    text = tmp_path / "words.txt"
+    text.write_text("one story here\n", encoding="utf-8")
+    truth = tmp_path / "truth.json"
+    truth.write_text("[0]", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir() if p.name != "data")  # the user data folder may be made
+    assert cli(["segment", "explain", str(text), "--truth", str(truth), "--out", ""]) != 0
+    assert capsys.readouterr().err.strip().endswith("segment explain: --out needs a folder name, got an empty one")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "data") == before
