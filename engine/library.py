@@ -285,12 +285,15 @@ class LibraryReader:
 
         hits = []
         for m in find_speaker(self.store, rec_id, label):
-            rec = self.store.recording(m.recording_id)
             start = m.first if m.first is not None else 0.0
-            span = Span(start, start + BROWSE_CONTEXT_SECONDS, "speaker", m.name, speaker=m.label)
-            said = _words_around(self.store.words(m.recording_id), span, range(0)) if m.first is not None else ""
+            said = ""
+            if m.first is not None:  # the words around the first turn, read as a range, not the whole transcript
+                words = self.store.words_between(m.recording_id, start - BROWSE_CONTEXT_SECONDS,
+                                                 start + 2 * BROWSE_CONTEXT_SECONDS)
+                said = html.escape(join_written([w["display"] or w["text"] for w in words]))
+                said = f"… {said} …" if said else ""
             head = f"<b>{html.escape(m.name)}</b>: voice {m.similarity:.0%} alike, {m.seconds / 60:.1f} min of talk"
-            hits.append(SearchHit(m.recording_id, str(rec["name"]), str(rec["path"]), start, start, start,
+            hits.append(SearchHit(m.recording_id, m.title, m.path, start, start, start,
                                   f"{head}<br>{said}" if said else head, m.similarity, (), (), m.name))
         return hits
 

@@ -262,8 +262,6 @@ def _read_truth(path: str, n_words: int) -> np.ndarray:
 
 
 def _explain(args) -> int:
-    if not args.out.strip():  # an empty name would write the figures into the current folder
-        raise ParameterError("segment explain: --out needs a folder name, got an empty one")
     transcript = _load_transcript(args.rec, args)
     truth = _read_truth(args.truth, len(transcript))
     model = resolve_model(args.model, punctuated=transcript.sentence_starts.size > 0)

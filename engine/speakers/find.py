@@ -24,6 +24,7 @@ class SpeakerMatch:
 
     recording_id: int
     title: str
+    path: str
     label: int
     name: str
     similarity: float
@@ -69,7 +70,7 @@ def find_speaker(store: Store, recording_id: int, label: int, *, threshold: floa
         return []
     scores = similarities(centroid_vector(blob), np.stack([centroid_vector(bytes(o["centroid"])) for o in others]))
     matches = [
-        SpeakerMatch(int(o["recording_id"]), str(o["title"]), int(o["label"]), str(o["name"]), float(s),
+        SpeakerMatch(int(o["recording_id"]), str(o["title"]), str(o["path"]), int(o["label"]), str(o["name"]), float(s),
                      float(o["seconds"]), None if o["first"] is None else float(o["first"]))
         for o, s in zip(others, scores, strict=True) if keep_all or s >= cut
     ]

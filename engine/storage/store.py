@@ -626,10 +626,10 @@ class Store:
 
     def speaker_profiles(self, *, exclude_recording: int | None = None) -> list[dict[str, Any]]:
         """Every speaker with a centroid in the library, but those of ``exclude_recording``: recording_id,
-        title (the recording's name), label, name, seconds (talk time), first (start of the first turn,
+        title (the recording's name), path, label, name, seconds (talk time), first (start of the first turn,
         seconds; None without turns) and centroid (float32 bytes); by recording id, then label."""
         return [dict(r) for r in self.db.query(
-            "SELECT s.recording_id, r.name AS title, s.label, s.name, s.seconds, s.centroid,"
+            "SELECT s.recording_id, r.name AS title, r.path, s.label, s.name, s.seconds, s.centroid,"
             " (SELECT min(t.start) FROM turns t WHERE t.recording_id = s.recording_id AND t.speaker = s.label) AS first"
             " FROM speakers s JOIN recordings r ON r.id = s.recording_id"
             " WHERE s.centroid IS NOT NULL AND s.recording_id IS NOT ?"
@@ -768,6 +768,13 @@ class Store:
                 [rec_id],
             )
         ]
+
+    def words_between(self, rec_id: int, start: float, end: float) -> list[dict[str, Any]]:
+        """The words of a recording that start between ``start`` and ``end`` seconds, in order, as
+        :meth:`words` gives them (a few rows, not the whole transcript)."""
+        return [dict(r) for r in self.db.query(
+            "SELECT idx, start, end, conf, text, x_duration, transcribed, display, speaker FROM words"
+            " WHERE recording_id = ? AND start BETWEEN ? AND ? ORDER BY idx", [rec_id, start, end])]
 
     def segments(self, rec_id: int) -> list[dict[str, Any]]:
         return [

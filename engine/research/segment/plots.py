@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import EarshotError
+from engine.errors import EarshotError, ParameterError
 
 
 def _figure(rows: int = 1, height: float = 3.2):
@@ -100,7 +100,12 @@ def plot_likelihood_ratio(data: dict, feature: str, path: Path) -> Path:
 
 
 def write_explanation(data: dict, out_dir: str | Path) -> list[Path]:
-    """Write ``explain.json`` and one PNG per plot into ``out_dir``; return the paths."""
+    """Write ``explain.json`` and one PNG per plot into ``out_dir``; return the paths.
+
+    An empty ``out_dir`` is refused: ``Path("")`` is the current folder, which no one named.
+    """
+    if not str(out_dir).strip():
+        raise ParameterError("the folder for the figures is an empty name; give one ('.' for this folder)")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "explain.json"

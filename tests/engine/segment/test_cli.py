@@ -156,5 +156,5 @@ def test_explain_refuses_an_empty_out_folder_and_writes_nothing(cli, tmp_path, m
     monkeypatch.chdir(tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir() if p.name != "data")  # the user data folder may be made
     assert cli(["segment", "explain", str(text), "--truth", str(truth), "--out", ""]) != 0
-    assert capsys.readouterr().err.strip().endswith("segment explain: --out needs a folder name, got an empty one")
+    assert capsys.readouterr().err.strip().endswith("the folder for the figures is an empty name; give one ('.' for this folder)")
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "data") == before
