@@ -407,9 +407,11 @@ class ClusterPool:
             else:
                 future = self.client.submit(recognise_remote, task, pure=False, retries=0)
         except Exception as exc:  # the scheduler went away between two files
-            # A closed client is the lost scheduler: say so as for the files it held, not in Dask's words.
-            lost = self.why_gone() if not self.alive() else f"{task.path}: cannot send it to {self.cluster.label}: {exc}"
-            self._fail(flight, FailureReason.CLUSTER_LOST, lost)
+            if not self.alive():
+                # A closed client is the lost scheduler: the file stays in flight and the job fails it
+                # with the files the scheduler held, in one line (why_gone), not in Dask's words.
+                return
+            self._fail(flight, FailureReason.CLUSTER_LOST, f"{task.path}: cannot send it to {self.cluster.label}: {exc}")
             return
         flight.future = future
         future.add_done_callback(lambda f, task_id=task.task_id: self._messages.put((task_id, f)))
