@@ -21,10 +21,7 @@ EXAMPLES = int(os.environ.get("EARSHOT_FUZZ_EXAMPLES", 2000))
 #: Cases each CLI command's fuzz test draws (an argument list each, run in-process: about 10 ms of
 #: CPU each, so 2,000 for each of the 14 commands is about 5 minutes of CPU).
 CLI_EXAMPLES = int(os.environ.get("EARSHOT_FUZZ_CLI_EXAMPLES", 2000))
-#: Commands run with fewer cases until they pass at CLI_EXAMPLES: ``segment`` found a new fault in two
-#: of its last three runs at 2,000 (an empty model file, an empty ``--out`` folder; both fixed) and
-#: has not yet had a clean run at 2,000 since.
-CLI_EXAMPLES_BY_COMMAND = {"segment": min(CLI_EXAMPLES, 300)}
+
 
 #: No deadline (a busy machine is not a failure), no example database (runs depend on the seed alone).
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from engine.cli import common
 from tests.fuzz.hostile import hostile_files
-from tests.fuzz.lane import CLI_EXAMPLES, CLI_EXAMPLES_BY_COMMAND, CLI_FUZZ, SEED
+from tests.fuzz.lane import CLI_FUZZ, SEED
 
 pytestmark = pytest.mark.fuzz
 REPO = Path(__file__).resolve().parents[2]
@@ -300,7 +300,7 @@ def check_case(argv: list[str], box: Sandbox) -> tuple[int, str]:
 @pytest.mark.parametrize("top", TOP)
 def test_a_command_given_any_argument_list_exits_cleanly_and_writes_only_its_output(top: str, cli_env: Sandbox) -> None:
     @seed(SEED)
-    @settings(CLI_FUZZ, max_examples=CLI_EXAMPLES_BY_COMMAND.get(top, CLI_EXAMPLES))
+    @settings(CLI_FUZZ)
     @given(argv=argument_lists(top, cli_env))
     def check(argv: list[str]) -> None:
         check_case(argv, cli_env)
