@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -79,7 +79,9 @@ class SphinxTranscriber:
         self.language = spec.language or "en"
         self._in_utt = False
 
-    def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
+    def transcribe(
+        self, blocks: Iterable[np.ndarray], *, sr: int, on_heard: Callable[[float], None] | None = None
+    ) -> Iterator[list[Word]]:
         """Consume int16 blocks (shape (n,)); yield the words of each utterance.
 
         An utterance longer than ``MAX_UTTERANCE_SECONDS`` is ended
@@ -95,8 +97,12 @@ class SphinxTranscriber:
         buf = b""
         self._in_utt = False
         utt_start, utt_bytes = 0.0, 0
+        fed = 0  # samples consumed
         try:
             for block in blocks:
+                fed += block.size
+                if on_heard is not None:
+                    on_heard(fed / sr)
                 buf += np.ascontiguousarray(block, dtype=np.int16).tobytes()
                 while len(buf) >= frame_bytes:
                     frame, buf = buf[:frame_bytes], buf[frame_bytes:]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -40,6 +40,10 @@ class Transcriber(Protocol):
     model_name: str
     language: str
 
-    def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
-        """Consume ``blocks`` (each shape (n,), int16) lazily; yield one list of words per utterance."""
+    def transcribe(
+        self, blocks: Iterable[np.ndarray], *, sr: int, on_heard: Callable[[float], None] | None = None
+    ) -> Iterator[list[Word]]:
+        """Consume ``blocks`` (each shape (n,), int16) lazily; yield one list of words per utterance.
+        ``on_heard(seconds)`` is told how far into the stream recognition has got (it may lag the
+        blocks consumed by a whole chunk)."""
         ...

@@ -36,7 +36,9 @@ class VoskTranscriber:
         self.model_name = spec.name
         self.language = spec.language
 
-    def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
+    def transcribe(
+        self, blocks: Iterable[np.ndarray], *, sr: int, on_heard: Callable[[float], None] | None = None
+    ) -> Iterator[list[Word]]:
         """Recognise a stream; the recogniser is renewed at an utterance end every
         ``config.VOSK_RENEW_SECONDS`` of audio, because Kaldi's online feature
         pipeline keeps growing with the stream and memory must stay flat, and the
@@ -50,6 +52,8 @@ class VoskTranscriber:
                 words = _parse(rec.Result(), offset)
                 if words:
                     yield words
+            if on_heard is not None:
+                on_heard(offset + fed / sr)
                 if fed >= config.VOSK_RENEW_SECONDS * sr:
                     del rec
                     _release_heap()

@@ -3,7 +3,12 @@
 The stream is cut into chunks of at most ``config.WHISPER_CHUNK_SECONDS`` at the
 quietest moment near each chunk's end, so memory stays flat however long the
 recording, and each chunk is decoded on its own (no text carried over from the
-previous chunk, which is what lets Whisper fall into repetition loops). Silence
+previous chunk, which is what lets Whisper fall into repetition loops). A chunk
+holds several of Whisper's 30 s windows: each chunk's last window is decoded
+over whatever audio is left, so short chunks cost extra passes
+(``bench/chunk_bench.py``). The recogniser reports how far it has heard
+segment by segment (``on_heard``), since it takes a whole chunk of blocks
+before it decodes any. Silence
 inside a chunk is skipped by the Silero voice-activity filter that ships with
 ``faster-whisper``; runs of repeated words that survive are cut by
 ``drop_repeats``. Sub-word pieces are joined into written words (``join_pieces``).
@@ -14,7 +19,7 @@ Every word keeps Whisper's cased, punctuated form in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -84,8 +89,11 @@ class WhisperTranscriber:
         """The loaded ``faster_whisper.WhisperModel`` (language identification reuses a multilingual one)."""
         return self._model
 
-    def transcribe(self, blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[list[Word]]:
-        """Consume int16 blocks (shape (n,)); yield the words of each decoded chunk."""
+    def transcribe(
+        self, blocks: Iterable[np.ndarray], *, sr: int, on_heard: Callable[[float], None] | None = None
+    ) -> Iterator[list[Word]]:
+        """Consume int16 blocks (shape (n,)); yield the words of each decoded chunk. ``on_heard(seconds)``
+        follows the decoder segment by segment (the blocks consumed run up to a chunk ahead of it)."""
         if sr != 16000:
             raise ModelError(f"{self.model_name}: Whisper needs 16000 Hz audio, got {sr} Hz")
         limit = int(config.WHISPER_CHUNK_SECONDS * sr)
@@ -99,21 +107,31 @@ class WhisperTranscriber:
             while held >= limit:
                 audio = np.concatenate(pending)
                 cut = quietest_cut(audio[:limit], sr=sr, earliest=earliest)
-                words = self.decode(audio[:cut], offset=offset / sr)
+                words = self.decode(audio[:cut], offset=offset / sr, on_heard=on_heard)
                 if words:
                     yield words
                 pending, held, offset = [audio[cut:]], audio.size - cut, offset + cut
         if held:
-            words = self.decode(np.concatenate(pending), offset=offset / sr)
+            words = self.decode(np.concatenate(pending), offset=offset / sr, on_heard=on_heard)
             if words:
                 yield words
+        if on_heard is not None:
+            on_heard((offset + held) / sr)
 
-    def decode(self, audio: np.ndarray, *, offset: float = 0.0) -> list[Word]:
-        """Words of one chunk (float32 in [-1, 1], shape (n,), 16 kHz), times shifted by ``offset`` s."""
+    def decode(
+        self, audio: np.ndarray, *, offset: float = 0.0, on_heard: Callable[[float], None] | None = None
+    ) -> list[Word]:
+        """Words of one chunk (float32 in [-1, 1], shape (n,), 16 kHz), times shifted by ``offset`` s;
+        ``on_heard(seconds)`` after each of the decoder's segments."""
         if audio.size < int(0.1 * 16000):
             return []
         segments, _info = self._model.transcribe(audio, **self.decode_options())
-        words = join_pieces([w for segment in segments for w in (segment.words or ())], offset=offset)
+        pieces: list[Any] = []
+        for segment in segments:
+            pieces.extend(segment.words or ())
+            if on_heard is not None:
+                on_heard(offset + float(segment.end))
+        words = join_pieces(pieces, offset=offset)
         return drop_repeats([w for w in words if w.text])
 
     def decode_options(self) -> dict[str, Any]:

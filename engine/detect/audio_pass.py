@@ -36,8 +36,10 @@ class FeedingBlocks:
     counts samples, times decoding, extraction and the listener (seconds; the listener's thread CPU
     too), reports progress and checks ``cancel`` before each block.
 
-    ``on_progress(seconds_done, seconds_total)`` is called after each block; raises Cancelled when
-    ``cancel`` is set.
+    ``on_progress(seconds_done, seconds_total)`` is called after each block, or, with
+    ``progress_on_pull=False``, when the consumer says how far it has got (:meth:`heard`: a
+    recogniser that takes a chunk of blocks before decoding it would otherwise be shown a chunk
+    ahead of itself). Raises Cancelled when ``cancel`` is set.
     """
 
     def __init__(
@@ -50,8 +52,11 @@ class FeedingBlocks:
         cancel: CancelToken,
         extractor: FeatureExtractor | None = None,
         listener: BlockListener | None = None,
+        progress_on_pull: bool = True,
     ) -> None:
         self._blocks = blocks
+        self._progress_on_pull = progress_on_pull
+        self._heard = 0.0
         self._sr = sr
         self._total = total_seconds
         self._on_progress = on_progress
@@ -84,8 +89,18 @@ class FeedingBlocks:
                 self.listener_seconds += time.perf_counter() - t2
                 self.listener_cpu_seconds += time.thread_time() - c2
             self.samples += block.size
-            self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
+            if self._progress_on_pull:
+                self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
             yield block
+
+    def heard(self, seconds: float) -> None:
+        """The consumer has recognised the stream up to ``seconds``: report it (never past the
+        blocks handed out, never backwards)."""
+        pulled = self.samples / self._sr
+        seconds = min(seconds, pulled)
+        if seconds > self._heard:
+            self._heard = seconds
+            self._on_progress(seconds, max(self._total, pulled))
 
 
 def recording_detections(

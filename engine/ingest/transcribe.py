@@ -67,9 +67,10 @@ def transcribe_file(
         cancel=cancel,
         extractor=extractor,
         listener=speakers,
+        progress_on_pull=False,  # the recogniser says how far it has heard
     )
     t0 = time.perf_counter()
-    utterances = list(transcriber.transcribe(timed, sr=sr))
+    utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=timed.heard))
     times.decode = timed.decode_seconds
     times.detect = timed.detect_seconds
     times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds

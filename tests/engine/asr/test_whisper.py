@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -56,24 +57,42 @@ def test_whisper_hears_nothing_in_silence_or_a_steady_tone(whisper) -> None:  # 
     assert len(_words(whisper, iter([tone]))) <= 2
 
 
-def test_whisper_decodes_a_long_stream_in_bounded_chunks(whisper_model: ModelSpec, librivox: dict[Path, str]) -> None:
-    """Two minutes of read speech without pauses longer than the clips': every chunk
-    handed to the decoder is at most WHISPER_CHUNK_SECONDS, word times run on across chunks,
-    and the process's memory does not grow from chunk to chunk."""
+def test_whisper_decodes_a_long_stream_in_bounded_chunks(
+    whisper_model: ModelSpec, librivox: dict[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two minutes of read speech without pauses longer than the clips', in 30 s chunks (the
+    shipped chunk is longer than the stream): every chunk handed to the decoder is at most
+    WHISPER_CHUNK_SECONDS, word times run on across chunks, the memory does not grow from chunk
+    to chunk, and the progress told follows the decoder, never ahead of the blocks consumed."""
     psutil = pytest.importorskip("psutil")
+    monkeypatch.setattr(config, "WHISPER_CHUNK_SECONDS", 30.0)
     chunks: list[int] = []
     rss: list[int] = []
 
     class Recording(WhisperTranscriber):
-        def decode(self, audio: np.ndarray, *, offset: float = 0.0) -> list[Word]:
+        def decode(self, audio: np.ndarray, *, offset: float = 0.0, on_heard: Any = None) -> list[Word]:
             chunks.append(audio.size)
-            words = super().decode(audio, offset=offset)
+            words = super().decode(audio, offset=offset, on_heard=on_heard)
             rss.append(psutil.Process().memory_info().rss)
             return words
 
     clips = [decode_all(p) for p in sorted(librivox)]
     stream = np.concatenate(clips * 4)  # 4 x 35 s
-    words = _words(Recording(whisper_model), (stream[i : i + 8000] for i in range(0, stream.size, 8000)))
+    pulled = [0]
+    heard: list[tuple[float, float]] = []  # (seconds told, seconds of blocks consumed by then)
+
+    def blocks() -> Iterator[np.ndarray]:
+        for i in range(0, stream.size, 8000):
+            pulled[0] = min(stream.size, i + 8000)
+            yield stream[i : i + 8000]
+
+    words = [w for u in Recording(whisper_model).transcribe(blocks(), sr=16000,
+                                                             on_heard=lambda t: heard.append((t, pulled[0] / 16000)))
+             for w in u]  # fmt: skip
+    told = [t for t, _ in heard]
+    assert told == sorted(told) and all(t <= p + 0.01 for t, p in heard), heard
+    assert told[-1] == pytest.approx(stream.size / 16000) and len(heard) > 2 * len(chunks)
+    assert any(p - t > 10 for t, p in heard), heard  # decoding lags the blocks taken for a chunk
     assert max(chunks) <= config.WHISPER_CHUNK_SECONDS * 16000 and sum(chunks) == stream.size
     assert max(rss[2:]) - rss[1] < 64 * 2**20, [r // 2**20 for r in rss]  # flat after the first chunks warm up
     assert len(chunks) >= stream.size / 16000 / config.WHISPER_CHUNK_SECONDS
