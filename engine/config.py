@@ -45,6 +45,10 @@ VOSK_RENEW_SECONDS = 30.0
 #: dropping 85 words of one broadcast. A 120 s chunk is 7.7 MB of float32 samples.
 #: Held-out figures (seeds 4 and 5): ``bench/chunk_bench.py``.
 WHISPER_CHUNK_SECONDS = 120.0
+#: Seconds of decoded audio queued for the detectors and the diarizer, which hear the blocks on a
+#: thread beside recognition (int16: 32 KB per second): a chunk and some, so that taking a chunk's
+#: blocks seldom waits for them.
+SIDE_QUEUE_SECONDS = WHISPER_CHUNK_SECONDS + 30.0
 WHISPER_CUT_WINDOW_SECONDS = 8.0
 #: Beam width of Whisper's decoder (1: greedy).
 WHISPER_BEAM_SIZE = 5

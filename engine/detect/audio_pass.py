@@ -7,6 +7,9 @@ come from a caption file, only needs the extractor (:func:`recording_detections`
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -36,10 +39,16 @@ class FeedingBlocks:
     counts samples, times decoding, extraction and the listener (seconds; the listener's thread CPU
     too), reports progress and checks ``cancel`` before each block.
 
+    With ``beside=True`` the extractor and the listener hear the blocks on a thread of their own
+    (:class:`_SideFeeder`) while the consumer works on them: a recogniser that decodes a chunk
+    for many seconds after taking its blocks leaves a core to them. ``overlapped_seconds`` is then
+    the part of their work the consumer did not wait for. Either way they hear every block, in order.
+
     ``on_progress(seconds_done, seconds_total)`` is called after each block, or, with
     ``progress_on_pull=False``, when the consumer says how far it has got (:meth:`heard`: a
     recogniser that takes a chunk of blocks before decoding it would otherwise be shown a chunk
-    ahead of itself). Raises Cancelled when ``cancel`` is set.
+    ahead of itself). Raises Cancelled when ``cancel`` is set, and what the extractor or the
+    listener raised.
     """
 
     def __init__(
@@ -53,14 +62,16 @@ class FeedingBlocks:
         extractor: FeatureExtractor | None = None,
         listener: BlockListener | None = None,
         progress_on_pull: bool = True,
+        beside: bool = False,
     ) -> None:
         self._blocks = blocks
-        self._progress_on_pull = progress_on_pull
-        self._heard = 0.0
         self._sr = sr
         self._total = total_seconds
         self._on_progress = on_progress
         self._cancel = cancel
+        self._progress_on_pull = progress_on_pull
+        self._beside = beside
+        self._heard = 0.0
         self.samples = 0
         self.decode_seconds = 0.0
         self.detect_seconds = 0.0
@@ -68,30 +79,52 @@ class FeedingBlocks:
         self._listener = listener
         self.listener_seconds = 0.0
         self.listener_cpu_seconds = 0.0
+        #: With ``beside``: seconds the consumer's thread waited for the side thread, and seconds of
+        #: the side thread's work it did not wait for.
+        self.waited_seconds = 0.0
+        self.overlapped_seconds = 0.0
 
     def __iter__(self) -> Iterator[np.ndarray]:
-        while True:
-            self._cancel.raise_if_cancelled()
-            t0 = time.perf_counter()
-            try:
-                block = next(self._blocks)
-            except StopIteration:
+        hearers = self._extractor is not None or self._listener is not None
+        side = _SideFeeder(self, max_seconds=config.SIDE_QUEUE_SECONDS) if self._beside and hearers else None
+        finished = False
+        try:
+            while True:
+                self._cancel.raise_if_cancelled()
+                t0 = time.perf_counter()
+                try:
+                    block = next(self._blocks)
+                except StopIteration:
+                    self.decode_seconds += time.perf_counter() - t0
+                    break
                 self.decode_seconds += time.perf_counter() - t0
-                return
-            t1 = time.perf_counter()
-            self.decode_seconds += t1 - t0
-            if self._extractor is not None:
-                self._extractor.feed(block)
-                self.detect_seconds += time.perf_counter() - t1
-            if self._listener is not None:
-                t2, c2 = time.perf_counter(), time.thread_time()
-                self._listener.feed(block)
-                self.listener_seconds += time.perf_counter() - t2
-                self.listener_cpu_seconds += time.thread_time() - c2
-            self.samples += block.size
-            if self._progress_on_pull:
-                self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
-            yield block
+                if side is not None:
+                    side.put(block)
+                else:
+                    self._hear(block)
+                self.samples += block.size
+                if self._progress_on_pull:
+                    self._on_progress(self.samples / self._sr, max(self._total, self.samples / self._sr))
+                yield block
+            finished = True
+        finally:
+            if side is not None:
+                side.close(raise_error=finished)
+        if side is not None:
+            self.waited_seconds = side.waited
+            self.overlapped_seconds = max(0.0, self.detect_seconds + self.listener_seconds - side.waited)
+
+    def _hear(self, block: np.ndarray) -> None:
+        """Hand ``block`` to the extractor and the listener, timing each."""
+        t1 = time.perf_counter()
+        if self._extractor is not None:
+            self._extractor.feed(block)
+            self.detect_seconds += time.perf_counter() - t1
+        if self._listener is not None:
+            t2, c2 = time.perf_counter(), time.thread_time()
+            self._listener.feed(block)
+            self.listener_seconds += time.perf_counter() - t2
+            self.listener_cpu_seconds += time.thread_time() - c2
 
     def heard(self, seconds: float) -> None:
         """The consumer has recognised the stream up to ``seconds``: report it (never past the
@@ -101,6 +134,55 @@ class FeedingBlocks:
         if seconds > self._heard:
             self._heard = seconds
             self._on_progress(seconds, max(self._total, pulled))
+
+
+class _SideFeeder:
+    """A thread that runs ``FeedingBlocks._hear`` on each block put, in order, holding at most
+    ``max_seconds`` of audio queued (the consumer waits beyond that). ``waited``: seconds the
+    putting thread spent waiting (a full queue, the end). An error on the thread is raised on the
+    next :meth:`put` or at :meth:`close`."""
+
+    def __init__(self, feeding: FeedingBlocks, *, max_seconds: float) -> None:
+        self._feeding = feeding
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=max(1, int(max_seconds / config.BLOCK_SECONDS)))
+        self._error: BaseException | None = None
+        self._stop = threading.Event()
+        self.waited = 0.0
+        self._thread = threading.Thread(target=self._run, name="earshot-detectors", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            block = self._queue.get()
+            if block is None or self._stop.is_set():
+                return
+            if self._error is None:
+                try:
+                    self._feeding._hear(block)
+                except BaseException as exc:  # handed to the consumer's thread
+                    self._error = exc
+
+    def put(self, block: np.ndarray) -> None:
+        if self._error is not None:
+            raise self._error
+        t0 = time.perf_counter()
+        self._queue.put(block)
+        self.waited += time.perf_counter() - t0
+
+    def close(self, *, raise_error: bool) -> None:
+        """Wait for the queued blocks (all heard when the stream ended, dropped when it was
+        abandoned), stop the thread, and with ``raise_error`` raise what it raised."""
+        if not raise_error:
+            self._stop.set()
+            with contextlib.suppress(queue.Empty):  # the thread takes no more: make room for the end mark
+                while True:
+                    self._queue.get_nowait()
+        t0 = time.perf_counter()
+        self._queue.put(None)
+        self._thread.join()
+        self.waited += time.perf_counter() - t0
+        if raise_error and self._error is not None:
+            raise self._error
 
 
 def recording_detections(

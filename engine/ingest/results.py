@@ -39,10 +39,13 @@ class StageTimes:
     speakers: float = 0.0
     #: CPU seconds of the speaker stage's thread (the wall time above counts other programs' turns too).
     speakers_cpu: float = 0.0
+    #: Seconds of the detect and speakers stages that ran beside recognition (counted in both, once in total).
+    beside: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.decode + self.transcribe + self.detect + self.analyze + self.store + self.language + self.speakers
+        return (self.decode + self.transcribe + self.detect + self.analyze + self.store + self.language + self.speakers
+                - self.beside)  # fmt: skip
 
 
 @dataclass

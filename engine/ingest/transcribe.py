@@ -68,13 +68,15 @@ def transcribe_file(
         extractor=extractor,
         listener=speakers,
         progress_on_pull=False,  # the recogniser says how far it has heard
+        beside=True,  # the detectors and the diarizer hear the blocks while the recogniser decodes
     )
     t0 = time.perf_counter()
     utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=timed.heard))
     times.decode = timed.decode_seconds
     times.detect = timed.detect_seconds
     times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds
-    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.detect_seconds - timed.listener_seconds
+    times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.waited_seconds
+    times.beside = timed.overlapped_seconds
     analysis = Analysis()
     if extractor is not None:
         t1 = time.perf_counter()
