@@ -49,8 +49,9 @@ def test_beside_the_consumer_the_detectors_hear_what_they_hear_inline(librivox: 
         taken = [block.copy() for block in feeding]
         runs[beside] = (taken, listener.blocks, extractor.finish(), feeding)
     (taken0, heard0, features0, _), (taken1, heard1, features1, side) = runs[False], runs[True]
-    assert len(taken1) == len(heard1) == len(taken0) > 10
+    assert len(taken1) == len(heard1) == len(taken0) == len(heard0) > 10
     assert all(np.array_equal(a, b) for a, b in zip(heard1, taken1, strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(heard0, taken0, strict=True))
     for field in dataclasses.fields(features0):
         a, b = getattr(features0, field.name), getattr(features1, field.name)
         if isinstance(a, np.ndarray):
