@@ -33,6 +33,9 @@ class BlockListener(Protocol):
 
     def feed(self, block: np.ndarray) -> None: ...
 
+    def end(self) -> None:
+        """The stream has ended: do the work held back for more blocks (beside the recogniser)."""
+
 
 class FeedingBlocks:
     """Wraps a decoder's block iterator: feeds each block to ``extractor`` and ``listener`` (if any),
@@ -41,8 +44,10 @@ class FeedingBlocks:
 
     With ``beside=True`` the extractor and the listener hear the blocks on a thread of their own
     (:class:`_SideFeeder`) while the consumer works on them: a recogniser that decodes a chunk
-    for many seconds after taking its blocks leaves a core to them. ``overlapped_seconds`` is then
-    the part of their work the consumer did not wait for. Either way they hear every block, in order.
+    for many seconds after taking its blocks leaves a core to them. The stream's end does not wait
+    for them (the recogniser still has its last chunk to decode): call :meth:`finish_beside` before
+    reading the extractor or the listener. ``overlapped_seconds`` is then the part of their work
+    the consumer did not wait for. Either way they hear every block, in order.
 
     ``on_progress(seconds_done, seconds_total)`` is called after each block, or, with
     ``progress_on_pull=False``, when the consumer says how far it has got (:meth:`heard`: a
@@ -83,10 +88,12 @@ class FeedingBlocks:
         #: the side thread's work it did not wait for.
         self.waited_seconds = 0.0
         self.overlapped_seconds = 0.0
+        self._side: _SideFeeder | None = None
 
     def __iter__(self) -> Iterator[np.ndarray]:
         hearers = self._extractor is not None or self._listener is not None
         side = _SideFeeder(self, max_seconds=config.SIDE_QUEUE_SECONDS) if self._beside and hearers else None
+        self._side = side
         finished = False
         try:
             while True:
@@ -109,8 +116,20 @@ class FeedingBlocks:
             finished = True
         finally:
             if side is not None:
-                side.close(raise_error=finished)
-        if side is not None:
+                if finished:
+                    side.end()  # the side thread hears the rest while the recogniser decodes its last chunk
+                else:
+                    side.close(raise_error=False)
+
+    def finish_beside(self) -> None:
+        """Wait until the side thread has heard every block (nothing to do without one); raise what
+        it raised."""
+        side, self._side = self._side, None
+        if side is None:
+            return
+        try:
+            side.close(raise_error=True)
+        finally:
             self.waited_seconds = side.waited
             self.overlapped_seconds = max(0.0, self.detect_seconds + self.listener_seconds - side.waited)
 
@@ -123,6 +142,14 @@ class FeedingBlocks:
         if self._listener is not None:
             t2, c2 = time.perf_counter(), time.thread_time()
             self._listener.feed(block)
+            self.listener_seconds += time.perf_counter() - t2
+            self.listener_cpu_seconds += time.thread_time() - c2
+
+    def _end_hearing(self) -> None:
+        """The stream has ended: the listener does what it held back for more blocks."""
+        if self._listener is not None:
+            t2, c2 = time.perf_counter(), time.thread_time()
+            self._listener.end()
             self.listener_seconds += time.perf_counter() - t2
             self.listener_cpu_seconds += time.thread_time() - c2
 
@@ -147,6 +174,7 @@ class _SideFeeder:
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=max(1, int(max_seconds / config.BLOCK_SECONDS)))
         self._error: BaseException | None = None
         self._stop = threading.Event()
+        self._ended = False
         self.waited = 0.0
         self._thread = threading.Thread(target=self._run, name="earshot-detectors", daemon=True)
         self._thread.start()
@@ -154,7 +182,14 @@ class _SideFeeder:
     def _run(self) -> None:
         while True:
             block = self._queue.get()
-            if block is None or self._stop.is_set():
+            if self._stop.is_set():
+                return
+            if block is None:
+                if self._error is None:
+                    try:
+                        self._feeding._end_hearing()
+                    except BaseException as exc:  # handed to the consumer's thread
+                        self._error = exc
                 return
             if self._error is None:
                 try:
@@ -169,6 +204,14 @@ class _SideFeeder:
         self._queue.put(block)
         self.waited += time.perf_counter() - t0
 
+    def end(self) -> None:
+        """No more blocks: the thread hears those queued, then stops."""
+        if not self._ended:
+            self._ended = True
+            t0 = time.perf_counter()
+            self._queue.put(None)
+            self.waited += time.perf_counter() - t0
+
     def close(self, *, raise_error: bool) -> None:
         """Wait for the queued blocks (all heard when the stream ended, dropped when it was
         abandoned), stop the thread, and with ``raise_error`` raise what it raised."""
@@ -177,8 +220,11 @@ class _SideFeeder:
             with contextlib.suppress(queue.Empty):  # the thread takes no more: make room for the end mark
                 while True:
                     self._queue.get_nowait()
+            self._ended = False
         t0 = time.perf_counter()
-        self._queue.put(None)
+        if not self._ended:
+            self._ended = True
+            self._queue.put(None)
         self._thread.join()
         self.waited += time.perf_counter() - t0
         if raise_error and self._error is not None:

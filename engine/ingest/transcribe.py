@@ -72,6 +72,7 @@ def transcribe_file(
     )
     t0 = time.perf_counter()
     utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=timed.heard))
+    timed.finish_beside()  # the detectors and the diarizer heard the last chunk while it was decoded
     times.decode = timed.decode_seconds
     times.detect = timed.detect_seconds
     times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds

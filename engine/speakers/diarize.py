@@ -195,6 +195,7 @@ class DiarizationStream:
         self._windower = _Windower()
         self._batch: list[tuple[int, np.ndarray, bool]] = []
         self._locals: list[_Local] = []
+        self._ended = False
 
     def feed(self, block: np.ndarray) -> None:
         """Take the next 16 kHz mono samples (int16 or float in [-1, 1]); runs the networks per full batch."""
@@ -203,14 +204,21 @@ class DiarizationStream:
             if len(self._batch) == config.BATCH_WINDOWS:
                 self._flush()
 
-    def finish(self, *, n_speakers: int | None = None, threshold: float = config.CLUSTER_THRESHOLD) -> Diarization:
-        """The turns of everything fed, clustered at ``threshold`` or into ``n_speakers``."""
-        check_speaker_count(n_speakers)
+    def end(self) -> None:
+        """No more audio: run the networks on the windows still held (a short file's all). Idempotent."""
+        if self._ended:
+            return
+        self._ended = True
         rest = self._batch + self._windower.close()
         self._batch = []
         while rest:
             self._batch, rest = rest[: config.BATCH_WINDOWS], rest[config.BATCH_WINDOWS :]
             self._flush()
+
+    def finish(self, *, n_speakers: int | None = None, threshold: float = config.CLUSTER_THRESHOLD) -> Diarization:
+        """The turns of everything fed, clustered at ``threshold`` or into ``n_speakers``."""
+        check_speaker_count(n_speakers)
+        self.end()
         return _turns(self._locals, n_speakers=n_speakers, threshold=threshold)
 
     def _flush(self) -> None:

@@ -23,11 +23,15 @@ class Heard:
     def __init__(self, fail_at: int | None = None) -> None:
         self.blocks: list[np.ndarray] = []
         self.fail_at = fail_at
+        self.ended: int | None = None  # blocks heard when the stream's end was told
 
     def feed(self, block: np.ndarray) -> None:
         if self.fail_at is not None and len(self.blocks) == self.fail_at:
             raise ValueError(f"listener failed at block {self.fail_at}")
         self.blocks.append(block.copy())
+
+    def end(self) -> None:
+        self.ended = len(self.blocks)
 
 
 def _feeding(path: Path, *, beside: bool, listener: Heard, extractor=None) -> FeedingBlocks:  # type: ignore[no-untyped-def]
@@ -47,7 +51,9 @@ def test_beside_the_consumer_the_detectors_hear_what_they_hear_inline(librivox: 
         extractor = feature_extractor(sr=16000, settings=DetectorSettings())
         feeding = _feeding(path, beside=beside, listener=listener, extractor=extractor)
         taken = [block.copy() for block in feeding]
+        feeding.finish_beside()
         runs[beside] = (taken, listener.blocks, extractor.finish(), feeding)
+        assert listener.ended == (len(taken) if beside else None)  # told beside, after every block
     (taken0, heard0, features0, _), (taken1, heard1, features1, side) = runs[False], runs[True]
     assert len(taken1) == len(heard1) == len(taken0) == len(heard0) > 10
     assert all(np.array_equal(a, b) for a, b in zip(heard1, taken1, strict=True))
@@ -61,11 +67,14 @@ def test_beside_the_consumer_the_detectors_hear_what_they_hear_inline(librivox: 
 
 
 def test_an_error_beside_reaches_the_consumer(librivox: dict[Path, str]) -> None:
-    feeding = _feeding(sorted(librivox)[0], beside=True, listener=Heard(fail_at=3))
-    with pytest.raises(ValueError, match="listener failed at block 3"):
-        for _ in feeding:
-            pass
-    assert not _side_threads()
+    n_blocks = sum(1 for _ in iter_pcm_blocks(sorted(librivox)[0]))
+    for fail_at in (3, n_blocks - 1):  # midway: raised while the stream runs; the last block: at the end
+        feeding = _feeding(sorted(librivox)[0], beside=True, listener=Heard(fail_at=fail_at))
+        with pytest.raises(ValueError, match=f"listener failed at block {fail_at}"):
+            for _ in feeding:
+                pass
+            feeding.finish_beside()
+        assert not _side_threads()
 
 
 def test_a_stream_dropped_midway_leaves_no_thread(librivox: dict[Path, str]) -> None:
