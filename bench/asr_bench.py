@@ -74,7 +74,7 @@ def load_engine(engine: str) -> Any:
         from engine import config
 
         config.VOSK_RENEW_SECONDS = 120.0
-        vosk_engine._release_heap = lambda: None
+        vosk_engine.release_heap = lambda: False
         engine = "vosk"
     if engine == "pocketsphinx":
         from bench.peers import sphinx_transcriber
@@ -97,8 +97,10 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
     ``direct`` (faster-whisper called directly) or ``load`` (the model loaded, no audio)."""
     from engine import config
     from engine.audio.decode import iter_pcm_blocks, probe
+    from engine.heap import limit_arenas
     from engine.ingest.transcribe import transcribe_file
 
+    limit_arenas()  # as an ingest worker does before its threads start
     t0 = time.perf_counter()
     out: dict[str, Any] = {"files": []}
     if mode == "direct":

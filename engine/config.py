@@ -85,6 +85,13 @@ CLUSTER_SEND_MODES = ("auto", "always", "never")
 CLUSTER_TASKS_PER_THREAD = 2
 #: Seconds between a worker's progress messages for one file.
 CLUSTER_PROGRESS_SECONDS = 1.0
+#: malloc arenas a worker's threads share (glibc; engine/heap.py). The default, eight per core, held
+#: 100-200 MB of freed heap in each worker; two cost no measurable speed on a 10-minute file.
+MALLOC_ARENAS = 2
+#: Files at least this long (s) have the worker's freed heap handed back every this many seconds of
+#: audio heard, after recognition and after analysis: a trim takes 30-110 ms, a few per cent of a short
+#: file's ingest (which frees little), 0.3 % of a long one's.
+TRIM_HEAP_SECONDS = 300.0
 #: Threads each worker's BLAS/OpenMP pools may use (the speech model's own: WHISPER_CPU_THREADS).
 CLUSTER_NATIVE_THREADS = 1
 #: Seconds to wait for a scheduler to answer, and for a cluster to shut down.

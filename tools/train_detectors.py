@@ -38,9 +38,8 @@ from engine.detect.classifier import (
     MEDIAN_SECONDS,
     SEGMENT_SECONDS,
     SoundClassifier,
-    audioset_descriptors,
+    all_descriptors,
     descriptor_size,
-    segment_descriptors,
     zero_shot_scores,
 )
 from engine.detect.features import FrameFeatures, frame_features
@@ -331,9 +330,7 @@ def describe(scenes: Sequence[Scene], features: Sequence[FrameFeatures],
     with ``audioset_classes``, the AudioSet descriptors of those classes follow the frame descriptors."""
     out = []
     for s, f in zip(scenes, features, strict=True):
-        x = segment_descriptors(f)
-        if audioset_classes:
-            x = np.concatenate([x, audioset_descriptors(f, audioset_classes)], axis=1)
+        x = all_descriptors(f, audioset_classes)
         out.append((x, segment_labels(s, len(x))))
     return out
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -14,6 +11,7 @@ import numpy as np
 from engine import config
 from engine.asr.base import ModelSpec, Word
 from engine.errors import ModelError
+from engine.heap import release_heap
 
 
 class VoskTranscriber:
@@ -56,7 +54,7 @@ class VoskTranscriber:
                 on_heard(offset + fed / sr)
                 if fed >= config.VOSK_RENEW_SECONDS * sr:
                     del rec
-                    _release_heap()
+                    release_heap()  # the dropped recogniser's pages
                     rec = self._new_recognizer(sr)
                     offset += fed / sr
                     fed = 0
@@ -68,23 +66,6 @@ class VoskTranscriber:
         rec = self._vosk.KaldiRecognizer(self._model, float(sr))
         rec.SetWords(True)
         return rec
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl, Windows)."""
-    name = ctypes.util.find_library("c")
-    try:
-        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
-    except OSError:
-        return None
-
-
-def _release_heap() -> None:
-    """Return the heap pages a dropped recogniser freed to the system (a no-op without glibc)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 def _parse(result_json: str, offset: float) -> list[Word]:

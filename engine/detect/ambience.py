@@ -54,13 +54,8 @@ OWN_CLASSES = {"music": ("Music", "Musical instrument")}
 def best_logits(features: FrameFeatures, groups: Sequence[tuple[str, ...]]) -> np.ndarray:
     """Per 0.1 s segment and group, the largest logit of the group's AudioSet classes, median filtered over
     ``MEDIAN_SECONDS``; float64 shape ``(n_segments, len(groups))``."""
-    names = tuple(n for g in groups for n in g)
-    logits = audioset_logits_per_segment(features, names)
-    out, at = np.zeros((len(logits), len(groups))), 0
-    for k, group in enumerate(groups):
-        if len(logits):
-            out[:, k] = logits[:, at : at + len(group)].max(axis=1)
-        at += len(group)
+    columns = [audioset_logits_per_segment(features, group).max(axis=1, initial=-np.inf) for group in groups]
+    out = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
     width = max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1
     return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 

@@ -124,7 +124,10 @@ def speech_under_music(features: FrameFeatures, sounds: Sequence[Event], setting
     t = np.arange(len(logit)) * SEGMENT_SECONDS
 
     def inside(events: Sequence[Event]) -> np.ndarray:
-        return np.any([(t >= e.start) & (t < e.end) for e in events], axis=0) if events else np.zeros(len(t), bool)
+        mask = np.zeros(len(t), bool)
+        for e in events:  # each event's segments, not a mask per event (an hour: 36,000 segments each)
+            mask[np.searchsorted(t, e.start) : np.searchsorted(t, e.end)] = True
+        return mask
 
     mask = inside(music) & inside(voiced) & (logit >= config.SPEECH_UNDER_MUSIC_LOGIT)
     mask = close_and_prune(mask, max_gap=0, min_length=frames_of(config.SPEECH_UNDER_MUSIC_MIN_SECONDS, SEGMENT_SECONDS))

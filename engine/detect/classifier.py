@@ -33,10 +33,9 @@ from engine.detect import config
 from engine.detect.descriptors import (
     SEGMENT_SECONDS,
     ZERO_SHOT_CLASSES,
-    audioset_descriptors,
+    all_descriptors,
     audioset_logits_per_segment,
     descriptor_size,
-    segment_descriptors,
 )
 from engine.detect.events import Event
 from engine.detect.features import FrameFeatures
@@ -70,6 +69,10 @@ AUDIOSET_CLASSES = (
 )  # fmt: skip
 
 
+#: Segments whose posteriors are computed at once (0.1 s each: 15 minutes).
+POSTERIOR_ROWS = 9000
+
+
 @dataclass(frozen=True)
 class SoundClassifier:
     """Standardise, one tanh hidden layer, softmax over :data:`CLASSES`.
@@ -97,21 +100,22 @@ class SoundClassifier:
 
     def descriptors(self, features: FrameFeatures) -> np.ndarray:
         """What this model reads of ``features``, float64 shape ``(n_segments, n_dims)``."""
-        x = segment_descriptors(features)
-        if not self.audioset_classes:
-            return x
-        return np.concatenate([x, audioset_descriptors(features, self.audioset_classes)], axis=1)
+        return all_descriptors(features, self.audioset_classes)
 
     def posteriors(self, descriptors: np.ndarray) -> np.ndarray:
         """Class posteriors, shape ``(n_segments, n_classes)``, rows summing to 1."""
         x = np.asarray(descriptors, dtype=np.float64)
         if x.ndim != 2 or x.shape[1] != self.mean.shape[0]:
             raise ParameterError(f"descriptors must have shape (n, {self.mean.shape[0]}), got {x.shape}")
-        h = np.tanh(((x - self.mean) / self.scale) @ self.w1 + self.b1)
-        z = h @ self.w2 + self.b2
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
+        out = np.empty((x.shape[0], self.w2.shape[1]))
+        for at in range(0, x.shape[0], POSTERIOR_ROWS):  # in row blocks: an hour's hidden layer is not held whole
+            rows = slice(at, at + POSTERIOR_ROWS)
+            h = np.tanh(((x[rows] - self.mean) / self.scale) @ self.w1 + self.b1)
+            z = h @ self.w2 + self.b2
+            z -= z.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            out[rows] = p / p.sum(axis=1, keepdims=True)
+        return out
 
     def save(self, path: Path, *, info: dict | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -206,6 +210,10 @@ def detect_sounds(
     sensitivities = sensitivities or {}
     if features.n_frames == 0:
         return []
+    # the laughter head's own descriptors first, so that theirs and the model's are never held together
+    # (an hour of either is about 35 MB)
+    head = model.laughter_head if "laughter" in model.classes else None
+    laughter = head.scores(features) if head is not None else None
     x = model.descriptors(features)  # computed once: music shaping reads them too
     p = smoothed_posteriors(model, features, descriptors=x)
     network = p.copy()  # the network's own posteriors, before zero-shot scores replace some kinds
@@ -213,8 +221,8 @@ def detect_sounds(
         z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
         for j, (kind, threshold) in enumerate(model.zero_shot):
             p[:, model.classes.index(kind)] = 1.0 / (1.0 + np.exp(-(z[: len(p), j] - threshold)))
-    if model.laughter_head is not None and "laughter" in model.classes:  # its own smoothing and shape
-        p[:, model.classes.index("laughter")] = model.laughter_head.scores(features)[: len(p)]
+    if laughter is not None:  # its own smoothing and shape
+        p[:, model.classes.index("laughter")] = laughter[: len(p)]
     step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
     seg = step * features.frame_seconds
     power = 10.0 ** (features.energy_db[::step].astype(np.float64) / 10.0)  # mean square per segment

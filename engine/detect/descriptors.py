@@ -31,20 +31,29 @@ ZERO_SHOT_CLASSES = {
 NO_PATCH_LOGIT = -20.0
 
 
-def segment_descriptors(features: FrameFeatures) -> np.ndarray:
-    """Descriptors of every 0.1 s segment, float64 shape ``(n_segments, n_dims)``.
+def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Descriptors of every 0.1 s segment, float64 shape ``(n_segments, n_dims)``, written into ``out``
+    (that shape) when given.
 
-    Segment ``s`` is centred on frame ``s * step`` (``step`` = frames per segment).
+    Segment ``s`` is centred on frame ``s * step`` (``step`` = frames per segment). Each column is
+    computed on its own: an hour holds one frame-long array at a time, not all of them.
     """
     fs = features.frame_seconds
     step = max(1, round(SEGMENT_SECONDS / fs))
     n = features.n_frames
-    if n == 0:
-        return np.zeros((0, descriptor_size()))
     centres = np.arange(0, n, step)
+    out = np.empty((len(centres), descriptor_size())) if out is None else out
+    if n == 0:
+        return out
     energy = features.energy_db.astype(np.float64)
     floor = silence_floor_db(energy)
-    columns: list[np.ndarray] = []
+    col = 0
+
+    def put(values: np.ndarray) -> None:
+        nonlocal col
+        out[:, col] = values
+        col += 1
+
     for seconds in CONTEXT_SECONDS:
         width = max(1, round(seconds / fs))
         for name in FEATURE_NAMES:
@@ -53,14 +62,30 @@ def segment_descriptors(features: FrameFeatures) -> np.ndarray:
                 x = np.clip(x - floor, 0.0, 80.0)
             mean = moving_mean(x, width=width)
             var = np.maximum(moving_mean(x * x, width=width) - mean * mean, 0.0)
-            columns += [mean[centres], np.sqrt(var)[centres]]
-        sounding = (energy - floor > 12.0).astype(np.float64)
-        columns.append(moving_mean(sounding, width=width)[centres])
-        ceps = features.cepstrum.astype(np.float64)
-        mean = scipy.ndimage.uniform_filter1d(ceps, size=width, axis=0, mode="nearest")
-        var = np.maximum(scipy.ndimage.uniform_filter1d(ceps * ceps, size=width, axis=0, mode="nearest") - mean * mean, 0.0)
-        columns += [*mean[centres].T, *np.sqrt(var)[centres].T]
-    return np.stack(columns, axis=1)
+            put(mean[centres])
+            put(np.sqrt(var)[centres])
+        put(moving_mean((energy - floor > 12.0).astype(np.float64), width=width)[centres])
+        n_ceps = features.cepstrum.shape[1]
+        for c in range(n_ceps):  # the means of c1..c8, then their deviations
+            ceps = features.cepstrum[:, c].astype(np.float64)
+            mean = scipy.ndimage.uniform_filter1d(ceps, size=width, mode="nearest")
+            var = np.maximum(scipy.ndimage.uniform_filter1d(ceps * ceps, size=width, mode="nearest") - mean * mean, 0.0)
+            out[:, col + c] = mean[centres]
+            out[:, col + n_ceps + c] = np.sqrt(var[centres])
+        col += 2 * n_ceps
+    return out
+
+
+def all_descriptors(features: FrameFeatures, audioset_classes: tuple[str, ...] = ()) -> np.ndarray:
+    """:func:`segment_descriptors` then, with ``audioset_classes``, :func:`audioset_descriptors` of them, in one
+    float64 array of shape ``(n_segments, descriptor_size(len(audioset_classes)))`` filled in place."""
+    n_segments = len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))
+    base = descriptor_size()
+    out = np.empty((n_segments, descriptor_size(len(audioset_classes))))
+    segment_descriptors(features, out=out[:, :base])
+    if audioset_classes:
+        audioset_descriptors(features, audioset_classes, out=out[:, base:])
+    return out
 
 
 def descriptor_size(n_audioset: int = 0) -> int:
@@ -90,14 +115,22 @@ def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...])
     if not len(logits):
         return np.full((len(t), len(names)), NO_PATCH_LOGIT)
     centres = patch_centres(len(logits))
-    return np.stack([np.interp(t, centres, logits[:, c].astype(np.float64)) for c in audioset_columns(names)], axis=1)
+    out = np.empty((len(t), len(names)))
+    for k, c in enumerate(audioset_columns(names)):
+        out[:, k] = np.interp(t, centres, logits[:, c].astype(np.float64))
+    return out
 
 
-def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...]) -> np.ndarray:
+def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out: np.ndarray | None = None) -> np.ndarray:
     """Per 0.1 s segment and AudioSet class: the interpolated logit and its mean over the long context window,
-    float64 shape ``(n_segments, 2 * len(names))``."""
+    float64 shape ``(n_segments, 2 * len(names))``, written into ``out`` (that shape) when given."""
     x = audioset_logits_per_segment(features, names)
+    out = np.empty((len(x), 2 * len(names))) if out is None else out
     if not len(x):
-        return np.zeros((0, 2 * len(names)))
+        return out
     width = max(1, round(CONTEXT_SECONDS[-1] / SEGMENT_SECONDS))
-    return np.concatenate([x, scipy.ndimage.uniform_filter1d(x, size=width, axis=0, mode="nearest")], axis=1)
+    k = len(names)
+    out[:, :k] = x
+    for j in range(k):
+        out[:, k + j] = scipy.ndimage.uniform_filter1d(x[:, j], size=width, mode="nearest")
+    return out

@@ -62,18 +62,27 @@ def moving_mean(values: np.ndarray, *, width: int, weights: np.ndarray | None = 
     if width < 1:
         raise ParameterError(f"width must be at least 1 frame, got {width}")
     n = x.shape[0]
-    w = np.ones(n) if weights is None else as_frames("weights", weights)
-    same_length(values=x, weights=w)
-    idx = np.arange(n)
-    a = np.clip(idx - width // 2, 0, n)
-    b = np.clip(idx - width // 2 + width, 0, n)
-    cx = np.concatenate([[0.0], np.cumsum(x * w)])
-    cw = np.concatenate([[0.0], np.cumsum(w)])
-    total = cw[b] - cw[a]
-    out = np.zeros(n)
-    ok = total > 1e-12
-    out[ok] = (cx[b] - cx[a])[ok] / total[ok]
-    return out
+    if weights is None:
+        sums, total = window_sums(x, width), window_sums(np.ones(n), width)
+    else:
+        w = as_frames("weights", weights)
+        same_length(values=x, weights=w)
+        sums, total = window_sums(x * w, width), window_sums(w, width)
+    return np.divide(sums, total, out=np.zeros(n), where=total > 1e-12)
+
+
+def window_sums(values: np.ndarray, width: int) -> np.ndarray:
+    """Sum over a centred window of ``width`` frames (clipped at the ends) of float64 ``values``, shape (n,).
+
+    One padded running sum read at two offsets: frame i sums frames [i - width // 2, i - width // 2 + width),
+    with no index arrays (an hour of 10 ms frames costs two float64 arrays of its length, not eight).
+    """
+    n, half = values.shape[0], width // 2
+    running = np.empty(n + width + 1)  # running[j] = sum of values[: j - half], held flat past both ends
+    running[: half + 1] = 0.0
+    np.cumsum(values, out=running[half + 1 : half + 1 + n])
+    running[half + 1 + n :] = running[half + n]
+    return running[width : width + n] - running[:n]
 
 
 def silence_floor_db(energy_db: np.ndarray) -> float:

@@ -25,9 +25,8 @@ import scipy.ndimage
 from engine.detect.descriptors import (
     SEGMENT_SECONDS,
     ZERO_SHOT_CLASSES,
-    audioset_descriptors,
+    all_descriptors,
     descriptor_size,
-    segment_descriptors,
 )
 from engine.detect.events import Event
 from engine.detect.features import FrameFeatures
@@ -48,7 +47,7 @@ PREFIX = "laughter_"
 def head_descriptors(features: FrameFeatures, classes: tuple[str, ...] = HEAD_CLASSES) -> np.ndarray:
     """What the head reads per 0.1 s segment: frame descriptors then AudioSet descriptors of ``classes``,
     float64 shape ``(n_segments, n_dims)``."""
-    return np.concatenate([segment_descriptors(features), audioset_descriptors(features, classes)], axis=1)
+    return all_descriptors(features, classes)
 
 
 @dataclass(frozen=True)

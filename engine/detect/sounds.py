@@ -290,21 +290,24 @@ def noise_score(
     arrays, window, _ = _framed(
         sr, hop_length, window_seconds, shape_stability=shape_stability, flux=flux, flatness=flatness, energy_db=energy_db
     )
-    level = arrays["energy_db"]
+    # Each frame-long intermediate is dropped as soon as it is used: an hour is 360,000 frames of float64 each.
+    level = arrays.pop("energy_db")
     level_mean = moving_mean(level, width=window)
     active = active_frames(level).astype(np.float64)
-    shape = moving_mean(arrays["shape_stability"], width=window, weights=(level > level_mean).astype(np.float64))
-    flat = moving_mean(arrays["flatness"], width=window, weights=active)
+    shape = moving_mean(arrays.pop("shape_stability"), width=window, weights=(level > level_mean).astype(np.float64))
+    steady = ramp(shape, *config.NOISE_SHAPE_STABILITY)
+    del shape
+    steady *= ramp(moving_mean(arrays.pop("flux"), width=window), *config.NOISE_FLUX)
+    hiss = ramp(moving_mean(arrays.pop("flatness"), width=window, weights=active), *config.NOISE_FLATNESS)
+    score = np.maximum(steady, hiss)
+    del steady, hiss
     # the level's spread over the sounding frames only: a short burst's edges are not its swing
     sounding_mean = moving_mean(level, width=window, weights=active)
     level_std = np.sqrt(np.maximum(moving_mean(level**2, width=window, weights=active) - sounding_mean**2, 0.0))
-    steady = ramp(shape, *config.NOISE_SHAPE_STABILITY) * ramp(moving_mean(arrays["flux"], width=window), *config.NOISE_FLUX)
-    hiss = ramp(flat, *config.NOISE_FLATNESS)
-    score = (
-        np.maximum(steady, hiss)
-        * ramp(level_std, *config.NOISE_LEVEL_STD_DB)
-        * ramp(moving_mean(active, width=window), *config.NOISE_ACTIVE_FRACTION)
-    )
+    del sounding_mean
+    score *= ramp(level_std, *config.NOISE_LEVEL_STD_DB)
+    del level_std
+    score *= ramp(moving_mean(active, width=window), *config.NOISE_ACTIVE_FRACTION)
     return score, level_mean
 
 

@@ -35,6 +35,7 @@ from engine.asr.loader import load_transcriber
 from engine.audio.decode import AudioInfo, content_hash, probe
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import EarshotError, ParameterError
+from engine.heap import limit_arenas
 from engine.ingest.messages import Done, Failed, FailureReason, Progress, WorkerMessage
 from engine.ingest.transcribe import transcribe_file
 from engine.numtext import whole_number
@@ -128,6 +129,7 @@ def worker_transcriber(spec: ModelSpec) -> Transcriber:
     """
     with _models_lock:
         if spec not in _models:
+            limit_arenas()  # the threads this worker starts from now on share two arenas
             local = spec
             if not Path(spec.path).is_dir():
                 from models.manager import ModelManager

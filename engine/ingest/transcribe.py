@@ -14,6 +14,7 @@ from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.audio_pass import FeedingBlocks
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import ModelError
+from engine.heap import PeriodicRelease, release_heap
 from engine.ingest.analyze import analyze_transcript
 from engine.ingest.language import hear_language
 from engine.ingest.results import Analysis, StageTimes, Transcript
@@ -70,9 +71,19 @@ def transcribe_file(
         progress_on_pull=False,  # the recogniser says how far it has heard
         beside=True,  # the detectors and the diarizer hear the blocks while the recogniser decodes
     )
+    long_file = info.duration >= config.TRIM_HEAP_SECONDS
+    release = PeriodicRelease(config.TRIM_HEAP_SECONDS) if long_file else None
+
+    def on_heard(seconds: float) -> None:
+        timed.heard(seconds)
+        if release is not None:
+            release(seconds)
+
     t0 = time.perf_counter()
-    utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=timed.heard))
+    utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=on_heard))
     timed.finish_beside()  # the detectors and the diarizer heard the last chunk while it was decoded
+    if long_file:
+        release_heap()  # what the decoder and the threads beside it freed, before the file's analysis
     times.decode = timed.decode_seconds
     times.detect = timed.detect_seconds
     times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds
@@ -98,6 +109,8 @@ def transcribe_file(
             times.speakers += time.perf_counter() - t3
             times.speakers_cpu += time.thread_time() - c3
     words = [w for utt in utterances for w in utt]
+    if long_file:
+        release_heap()  # the analysis' temporaries: the next file starts from what the worker holds
     return Transcript(
         words=words,
         segments=segment_bounds(utterances),

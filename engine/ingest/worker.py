@@ -21,6 +21,7 @@ from engine.asr.base import ModelSpec
 from engine.asr.loader import load_transcriber
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import EarshotError
+from engine.heap import limit_arenas
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress, Ready, Task
 
 log = logging.getLogger("earshot.ingest")
@@ -61,6 +62,7 @@ def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Detector
 
     # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limit_arenas()  # before this process starts its threads
     _exit_with_parent()
 
     # the detectors' and analysers' first loads run beside the speech model's (native code, mostly)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import engine.detect.classifier as classifier_module
 from engine.detect import DetectorSettings, analyze, frame_features
 from engine.detect.classifier import (
     CLASSES,
@@ -15,8 +16,8 @@ from engine.detect.classifier import (
     default_classifier,
     descriptor_size,
     detect_sounds,
-    segment_descriptors,
 )
+from engine.detect.descriptors import segment_descriptors
 from engine.detect.speech import detect_speech
 from engine.errors import ParameterError
 from tools.sound_clips import ClipsUnavailable, fetch_clips, load_clip
@@ -119,6 +120,13 @@ def test_posteriors_are_distributions_and_descriptors_have_the_documented_shape(
     assert p.shape == (len(x), len(CLASSES))
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
     assert (p[:, CLASSES.index("applause")] < 1e-6).all()  # a class never trained on is never chosen
+
+
+def test_posteriors_do_not_depend_on_the_row_blocks(small_model, speech_clips, monkeypatch) -> None:
+    x = np.concatenate([segment_descriptors(frame_features(clip, sr=SR)) for clip in speech_clips[:2]])
+    whole = small_model.posteriors(x)
+    monkeypatch.setattr(classifier_module, "POSTERIOR_ROWS", 7)  # blocks that do not divide the rows
+    np.testing.assert_allclose(small_model.posteriors(x), whole, rtol=1e-12, atol=1e-15)
 
 
 def test_save_and_load_give_the_same_posteriors(small_model, tmp_path: Path, speech_clips) -> None:

@@ -18,10 +18,10 @@ from engine.detect.classifier import (
     AUDIOSET_MODEL,
     CLASSES,
     SoundClassifier,
-    audioset_descriptors,
     descriptor_size,
     detect_sounds,
 )
+from engine.detect.descriptors import audioset_descriptors
 from engine.detect.events import Event
 from engine.errors import ParameterError
 from engine.ingest.speech_gate import speech_spans

@@ -140,6 +140,21 @@ def test_moving_mean_textbook_case():
     np.testing.assert_allclose(moving_mean(np.array([1.0, 2, 3]), width=3, weights=np.array([1.0, 0, 1])), [1, 2, 3])
 
 
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 7, 50, 400])
+@pytest.mark.parametrize("n", [1, 2, 5, 199])
+def test_moving_mean_matches_a_loop(n, width):
+    rng = np.random.default_rng(n * 1000 + width)
+    x, w = rng.normal(size=n) * 30, (rng.random(n) < 0.6).astype(float)
+    for weights in (None, w):
+        ww = np.ones(n) if weights is None else weights
+        want = np.zeros(n)
+        for i in range(n):
+            a, b = max(0, i - width // 2), min(n, i - width // 2 + width)
+            total = ww[a:b].sum()
+            want[i] = (x[a:b] * ww[a:b]).sum() / total if total > 1e-12 else 0.0
+        np.testing.assert_allclose(moving_mean(x, width=width, weights=weights), want, rtol=1e-9, atol=1e-9)
+
+
 def test_mask_spans():
     assert mask_spans(np.array([0, 1, 1, 0, 1])) == [(1, 3), (4, 5)]
     assert mask_spans(np.zeros(3)) == []
