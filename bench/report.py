@@ -118,7 +118,7 @@ TABLES: dict[str, Table] = {
     "asr-direct": Table(("asr",), _one(lambda r: asr_bench.direct_table(r["whisper_vs_direct"]))),
     "asr-memory": Table(("asr-memory-10min", "asr-memory-60min", "asr-memory-180min", "asr-memory-5min",
                          "asr-memory-60min-vosk", "asr-memory-180min-vosk"), _memory),
-    "asr-memory-ingest": Table(("asr-memory-ingest-10min",),
+    "asr-memory-ingest": Table(("asr-memory-ingest-10-180min",),
                                lambda results: asr_bench.ingest_memory_table([m for r in results for m in r["memory"]])),
     "ingest": Table(("ingest", "ingest-pocketsphinx", "ingest-control"), _ingest_runs),
     "models": Table(("models",), _one(models_bench.markdown)),
