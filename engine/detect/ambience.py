@@ -64,10 +64,12 @@ def _segment_times(n: int) -> np.ndarray:
     return np.arange(n) * SEGMENT_SECONDS
 
 
-def _inside(t: np.ndarray, events: Sequence[Event]) -> np.ndarray:
+def segments_inside(t: np.ndarray, events: Sequence[Event]) -> np.ndarray:
+    """Which of the ascending times ``t`` (s, shape (n,)) lie inside one of ``events`` (start <= t < end), bool (n,).
+    Each event marks its own slice: no mask per event (an hour is 36,000 segments)."""
     mask = np.zeros(len(t), bool)
     for e in events:
-        mask |= (t >= e.start) & (t < e.end)
+        mask[np.searchsorted(t, e.start) : np.searchsorted(t, e.end)] = True
     return mask
 
 
@@ -86,10 +88,10 @@ def ambience_events(features: FrameFeatures, exclude: Sequence[Event] = ()) -> l
     sounding = active_frames(features.energy_db)[::step][: len(speech)]
     level = features.energy_db[::step][: len(speech)].astype(np.float64)
     t = _segment_times(len(speech))
-    mask = sounding & (speech < config.SPEECH_PRESENT_LOGIT) & (ambience > speech) & ~_inside(t, exclude)
+    mask = sounding & (speech < config.SPEECH_PRESENT_LOGIT) & (ambience > speech) & ~segments_inside(t, exclude)
     mask = close_and_prune(mask, max_gap=frames_of(config.AMBIENCE_MAX_GAP_SECONDS, SEGMENT_SECONDS),
                            min_length=frames_of(config.AMBIENCE_MIN_SECONDS, SEGMENT_SECONDS)).astype(bool)  # fmt: skip
-    mask &= ~_inside(t, exclude)
+    mask &= ~segments_inside(t, exclude)
     return events_from_mask("noise", mask, ambience - speech, level, frame_seconds=SEGMENT_SECONDS,
                             duration=features.duration)  # fmt: skip
 

@@ -21,7 +21,7 @@ import scipy.ndimage
 
 from engine.asr.base import Word
 from engine.detect import config
-from engine.detect.ambience import ambience_events, ambience_relabelled, noise_outside_speech
+from engine.detect.ambience import ambience_events, ambience_relabelled, noise_outside_speech, segments_inside
 from engine.detect.audioset import AudioSetModel
 from engine.detect.classifier import (
     AUDIOSET_MODEL,
@@ -122,14 +122,7 @@ def speech_under_music(features: FrameFeatures, sounds: Sequence[Event], setting
     logit = audioset_logits_per_segment(features, ("Speech",))[:, 0]
     logit = scipy.ndimage.median_filter(logit, size=max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1, mode="nearest")
     t = np.arange(len(logit)) * SEGMENT_SECONDS
-
-    def inside(events: Sequence[Event]) -> np.ndarray:
-        mask = np.zeros(len(t), bool)
-        for e in events:  # each event's segments, not a mask per event (an hour: 36,000 segments each)
-            mask[np.searchsorted(t, e.start) : np.searchsorted(t, e.end)] = True
-        return mask
-
-    mask = inside(music) & inside(voiced) & (logit >= config.SPEECH_UNDER_MUSIC_LOGIT)
+    mask = segments_inside(t, music) & segments_inside(t, voiced) & (logit >= config.SPEECH_UNDER_MUSIC_LOGIT)
     mask = close_and_prune(mask, max_gap=0, min_length=frames_of(config.SPEECH_UNDER_MUSIC_MIN_SECONDS, SEGMENT_SECONDS))
     found = events_from_mask("speech", mask, logit, logit, frame_seconds=SEGMENT_SECONDS, duration=features.duration)
     out = []

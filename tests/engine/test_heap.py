@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.heap import _libc, limit_arenas, release_heap
+from engine.heap import _libc, limit_arenas
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +47,6 @@ def test_release_heap_gives_freed_pages_back() -> None:
 
 def test_limit_arenas_is_taken() -> None:
     assert limit_arenas(2) is True
-    assert release_heap() in (True, False)  # callable again after the limit, whatever there was to give back
 
 
 def test_periodic_release_trims_once_per_period(monkeypatch: pytest.MonkeyPatch) -> None:
