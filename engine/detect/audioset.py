@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.signal
 import soxr
 
+from engine.detect.frames import periodic_hann
 from engine.errors import ParameterError
 from models.audioset import audioset_files
 
@@ -117,7 +117,7 @@ class AudioSetStream:
         self.model = model
         self.sr = sr
         self._resampler = None if sr == SAMPLE_RATE else soxr.ResampleStream(sr, SAMPLE_RATE, 1, dtype="float32")
-        self._window = scipy.signal.get_window("hann", WINDOW, fftbins=True).astype(np.float32)
+        self._window = periodic_hann(WINDOW).astype(np.float32)
         self._mel = mel_matrix()
         self._buffer = _Buffer(np.zeros(0, np.float32), np.zeros((0, N_MELS), np.float32))
         self._chunks: list[np.ndarray] = []

@@ -41,15 +41,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-import librosa
 import numpy as np
 import scipy.fft
-import scipy.signal
 import webrtcvad
 from threadpoolctl import ThreadpoolController
 
 from engine.detect import config
 from engine.detect.audioset import PATCH_HOP_SECONDS, AudioSetModel, AudioSetStream
+from engine.detect.frames import dc_block, periodic_hann
 from engine.errors import ParameterError
 
 #: First-order DC blocker y[n] = x[n] - x[n-1] + DC_POLE * y[n-1].
@@ -87,6 +86,51 @@ def chroma_filters(*, sr: int, n_fft: int, n_chroma: int = 12, centre_octave: fl
     weights *= np.exp(-0.5 * ((bins / n_chroma - centre_octave) / octave_width) ** 2)[np.newaxis, :]
     weights = np.roll(weights, -3 * (n_chroma // 12), axis=0)  # rows from C, not A
     return np.ascontiguousarray(weights[:, : 1 + n_fft // 2])
+
+
+_MEL_SPACING_HZ = 200.0 / 3  # Slaney's mel scale: one mel per 66.7 Hz up to 1 kHz,
+_LOG_FROM_MEL = 1000.0 / _MEL_SPACING_HZ  # ... then a factor of 6.4 every 27 mels
+_LOG_STEP = np.log(6.4) / 27.0
+
+
+def _hz_to_slaney_mel(hz: np.ndarray) -> np.ndarray:
+    """Frequencies in Hz (any shape) on Slaney's mel scale: linear below 1 kHz, logarithmic above."""
+    hz = np.asarray(hz, dtype=np.float64)
+    mels = hz / _MEL_SPACING_HZ
+    log_t = hz >= 1000.0
+    mels[log_t] = _LOG_FROM_MEL + np.log(hz[log_t] / 1000.0) / _LOG_STEP
+    return mels
+
+
+def slaney_mel_frequencies(n_mels: int, *, fmin: float, fmax: float) -> np.ndarray:
+    """``n_mels`` frequencies in Hz (float64, shape ``(n_mels,)``) evenly spaced on Slaney's mel scale
+    from ``fmin`` to ``fmax``: ``librosa.mel_frequencies`` with ``htk=False``, the same numbers."""
+    lo, hi = _hz_to_slaney_mel(np.array([fmin, fmax]))
+    mels = np.linspace(lo, hi, n_mels)
+    freqs = _MEL_SPACING_HZ * mels
+    log_t = mels >= _LOG_FROM_MEL
+    freqs[log_t] = 1000.0 * np.exp(_LOG_STEP * (mels[log_t] - _LOG_FROM_MEL))
+    return freqs
+
+
+def slaney_mel_filters(*, sr: int, n_fft: int, n_mels: int, fmin: float = 0.0, fmax: float | None = None
+                       ) -> np.ndarray:
+    """Mel filter bank, float32 shape ``(n_mels, 1 + n_fft // 2)``: triangles on Slaney's mel scale, each
+    scaled to about constant energy: ``librosa.filters.mel(norm="slaney")``, the same numbers.
+
+    Computed here because importing ``librosa.filters`` imports SciPy's signal and statistics packages
+    (half a second of CPU in every recognition worker).
+    """
+    fmax = sr / 2 if fmax is None else fmax
+    weights = np.zeros((n_mels, 1 + n_fft // 2), dtype=np.float32)
+    fftfreqs = np.fft.rfftfreq(n=n_fft, d=1.0 / sr)
+    mel_f = slaney_mel_frequencies(n_mels + 2, fmin=fmin, fmax=fmax)
+    fdiff = np.diff(mel_f)
+    ramps = np.subtract.outer(mel_f, fftfreqs)
+    for i in range(n_mels):
+        weights[i] = np.maximum(0, np.minimum(-ramps[i] / fdiff[i], ramps[i + 2] / fdiff[i + 1]))
+    weights *= (2.0 / (mel_f[2 : n_mels + 2] - mel_f[:n_mels]))[:, np.newaxis]
+    return weights
 
 
 @dataclass(frozen=True)
@@ -187,7 +231,7 @@ class FeatureExtractor:
         self._setup_filters()
         self._vad = webrtcvad.Vad(vad_aggressiveness)
         self._vad_pending = b""
-        self._dc_state = np.zeros(1)
+        self._dc_state = 0.0
         # Half a window of zeros in front centres frame t on sample t * hop.
         self._pending = np.zeros(self.win_length // 2, dtype=np.float32)
         self._prev_logmel: np.ndarray | None = None
@@ -202,7 +246,7 @@ class FeatureExtractor:
 
     def _setup_filters(self) -> None:
         sr, n_fft, win = self.sr, self.n_fft, self.win_length
-        self.window = scipy.signal.get_window("hann", win, fftbins=True).astype(np.float32)
+        self.window = periodic_hann(win).astype(np.float32)
         freqs = np.fft.rfftfreq(n_fft, 1.0 / sr)
         # Power-to-mean-square weights: rfft bins other than DC and Nyquist stand for two.
         weights = np.full(freqs.shape, 2.0)
@@ -212,8 +256,8 @@ class FeatureExtractor:
         self._level_weights = np.stack([weights / norm, weights * ((freqs >= lo) & (freqs <= hi)) / norm], axis=1).astype(
             np.float32
         )
-        mel = librosa.filters.mel(sr=sr, n_fft=n_fft, n_mels=config.N_MELS, fmin=0.0, fmax=sr / 2, norm="slaney")
-        centres = librosa.mel_frequencies(n_mels=config.N_MELS + 2, fmin=0.0, fmax=sr / 2)[1:-1]
+        mel = slaney_mel_filters(sr=sr, n_fft=n_fft, n_mels=config.N_MELS)
+        centres = slaney_mel_frequencies(config.N_MELS + 2, fmin=0.0, fmax=sr / 2)[1:-1]
         flo, fhi = config.FLATNESS_BAND_HZ
         self._flat_bands = np.flatnonzero((centres >= flo) & (centres <= min(fhi, 0.45 * sr)))
         self._mel = np.ascontiguousarray(mel.T, dtype=np.float32)
@@ -255,7 +299,7 @@ class FeatureExtractor:
         self._feed_vad(pcm)
         if self._audioset is not None:
             self._audioset.feed(x)
-        y, self._dc_state = scipy.signal.lfilter([1.0, -1.0], [1.0, -DC_POLE], x, zi=self._dc_state)
+        y, self._dc_state = dc_block(x, self._dc_state, pole=DC_POLE)
         self._pending = np.concatenate([self._pending, y.astype(np.float32)])
         self._drain()
 

@@ -12,6 +12,7 @@ import numpy as np
 from engine.detect import config
 from engine.detect.kernels import (
     _close_and_prune_kernel,
+    _dc_block_kernel,
     _envelope_periodicity_kernel,
     _grow_kernel,
     _hangover_kernel,
@@ -50,6 +51,26 @@ def positive(name: str, value: float) -> float:
 def frames_of(seconds: float, frame_seconds: float, *, minimum: int = 1) -> int:
     """A duration in seconds as a whole number of frames, at least ``minimum``."""
     return max(minimum, round(seconds / frame_seconds))
+
+
+def periodic_hann(n: int) -> np.ndarray:
+    """The periodic Hann window of ``n`` samples (float64, shape ``(n,)``), the analysis window of an
+    FFT frame: the first ``n`` points of the symmetric window of ``n + 1``, computed as SciPy's
+    ``get_window("hann", n)`` computes it."""
+    if n <= 1:
+        return np.ones(max(n, 0))
+    fac = np.linspace(-np.pi, np.pi, n + 1)
+    return (0.5 + 0.5 * np.cos(fac))[:n]
+
+
+def dc_block(x: np.ndarray, state: float, *, pole: float) -> tuple[np.ndarray, float]:
+    """Remove DC from one block of a stream: ``y[n] = x[n] - x[n-1] + pole * y[n-1]``.
+
+    ``x`` is float, shape ``(n,)``; ``state`` is 0.0 before the first block and the returned state after
+    each. Returns ``y`` (float64, shape ``(n,)``) and the state for the next block. Gives the numbers
+    ``scipy.signal.lfilter([1, -1], [1, -pole], x, zi=[state])`` gives.
+    """
+    return _dc_block_kernel(np.ascontiguousarray(x), float(pole), float(state))
 
 
 def moving_mean(values: np.ndarray, *, width: int, weights: np.ndarray | None = None) -> np.ndarray:

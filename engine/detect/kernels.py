@@ -249,3 +249,17 @@ def _grow_kernel(mask, active, max_frames):  # pragma: no cover - compiled
         else:
             t += 1
     return out
+
+
+@njit(cache=True, nogil=True)
+def _dc_block_kernel(x, pole, state):  # pragma: no cover - compiled
+    """First-order DC blocker ``y[n] = x[n] - x[n-1] + pole * y[n-1]`` in float64, in the transposed
+    direct form (``state`` is the one delay); returns the filtered block and the new state."""
+    n = x.shape[0]
+    y = np.empty(n, dtype=np.float64)
+    z = state
+    for t in range(n):
+        v = np.float64(x[t])
+        y[t] = z + v
+        z = pole * y[t] - v
+    return y, z

@@ -134,3 +134,12 @@ def x_duration(start_frames, end_frames, good, active) -> np.ndarray:
         gap_from = max([0, *ends])
         out[i] = sum(1 for t in range(max(gap_from, 0), min(s, len(active))) if active[t])
     return out
+
+
+def dc_block(x, pole: float, state: float) -> tuple[np.ndarray, float]:
+    """y[n] = x[n] - x[n-1] + pole * y[n-1], the previous input and output carried in one delay."""
+    y = np.zeros(len(x))
+    for n, v in enumerate(np.asarray(x, dtype=np.float64)):
+        y[n] = state + v
+        state = pole * y[n] - v
+    return y, state

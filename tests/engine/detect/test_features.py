@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.detect.features import FEATURE_NAMES, FeatureExtractor, chroma_filters, frame_features
+from engine.detect.features import (
+    FEATURE_NAMES,
+    FeatureExtractor,
+    chroma_filters,
+    frame_features,
+    slaney_mel_filters,
+    slaney_mel_frequencies,
+)
 from engine.errors import ParameterError
 
 SR = 16000
@@ -23,6 +30,30 @@ def test_chroma_filters_are_librosa_s(sr, n_fft):
     librosa = pytest.importorskip("librosa", reason="librosa is the reference")
     expected = librosa.filters.chroma(sr=sr, n_fft=n_fft, dtype=np.float64)
     np.testing.assert_allclose(chroma_filters(sr=sr, n_fft=n_fft), expected, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("sr", [8000, 16000, 22050, 48000])
+@pytest.mark.parametrize(("n_fft", "n_mels"), [(512, 40), (1024, 64), (400, 26)])
+def test_mel_filters_are_librosa_s_bit_for_bit(sr, n_fft, n_mels):
+    librosa = pytest.importorskip("librosa", reason="librosa is the reference")
+    expected = librosa.filters.mel(sr=sr, n_fft=n_fft, n_mels=n_mels, fmin=0.0, fmax=sr / 2, norm="slaney")
+    np.testing.assert_array_equal(slaney_mel_filters(sr=sr, n_fft=n_fft, n_mels=n_mels), expected)
+    np.testing.assert_array_equal(slaney_mel_frequencies(n_mels + 2, fmin=0.0, fmax=sr / 2),
+                                  librosa.mel_frequencies(n_mels=n_mels + 2, fmin=0.0, fmax=sr / 2))
+    np.testing.assert_array_equal(slaney_mel_frequencies(10, fmin=300.0, fmax=900.0),
+                                  librosa.mel_frequencies(n_mels=10, fmin=300.0, fmax=900.0))
+
+
+def test_the_extractor_imports_neither_librosa_nor_scipy_signal():
+    """The recognition worker's start: neither package is imported by the feature extractor."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import engine.detect.features, engine.detect.analyzer; "
+            "print(sorted(m for m in ('librosa', 'scipy.signal', 'scipy.stats') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[3]))
+    assert out.stdout.strip() == "[]"
 
 
 def test_features_do_not_depend_on_block_size(rng):

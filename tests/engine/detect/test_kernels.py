@@ -7,11 +7,13 @@ import pytest
 
 from engine.detect.frames import (
     close_and_prune,
+    dc_block,
     envelope_periodicity,
     grow_over,
     hysteresis,
     mask_spans,
     moving_mean,
+    periodic_hann,
     smooth_hangover,
     window_stats_at,
 )
@@ -202,3 +204,30 @@ def test_mask_spans():
 def test_bad_inputs_raise_parameter_error(call, message):
     with pytest.raises(ParameterError, match=message):
         call()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dc_block_matches_naive_and_scipy_across_blocks(rng, dtype):
+    signal = pytest.importorskip("scipy.signal")
+    x = (rng.standard_normal(5000) * 0.3 + 0.2).astype(dtype)
+    cuts = sorted(rng.choice(np.arange(1, x.size), size=6, replace=False))
+    ours, naive_out, state, naive_state = [], [], 0.0, 0.0
+    for block in np.split(x, cuts):
+        y, state = dc_block(block, state, pole=0.995)
+        ours.append(y)
+        y, naive_state = naive.dc_block(block, 0.995, naive_state)
+        naive_out.append(y)
+    whole, _ = signal.lfilter([1.0, -1.0], [1.0, -0.995], x, zi=np.zeros(1))
+    np.testing.assert_array_equal(np.concatenate(ours), np.concatenate(naive_out))
+    np.testing.assert_array_equal(np.concatenate(ours), whole)  # the filter the extractor used before
+
+
+def test_dc_block_removes_a_constant():
+    y, _ = dc_block(np.full(20_000, 0.5), 0.0, pole=0.995)
+    assert abs(y[-1]) < 1e-6 and y[0] == 0.5
+
+
+@pytest.mark.parametrize("n", [1, 2, 400, 512, 401])
+def test_periodic_hann_is_scipys(n):
+    signal = pytest.importorskip("scipy.signal")
+    np.testing.assert_array_equal(periodic_hann(n), signal.get_window("hann", n, fftbins=True))
