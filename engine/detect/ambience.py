@@ -54,8 +54,11 @@ OWN_CLASSES = {"music": ("Music", "Musical instrument")}
 def best_logits(features: FrameFeatures, groups: Sequence[tuple[str, ...]]) -> np.ndarray:
     """Per 0.1 s segment and group, the largest logit of the group's AudioSet classes, median filtered over
     ``MEDIAN_SECONDS``; float64 shape ``(n_segments, len(groups))``."""
-    columns = [audioset_logits_per_segment(features, group).max(axis=1, initial=-np.inf) for group in groups]
-    out = np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+    n = len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))
+    out = np.full((n, len(groups)), -np.inf) if groups else np.zeros((0, 0))
+    for g, group in enumerate(groups):  # a class at a time: a group of 40 classes is not held as 40 columns
+        for name in group:
+            np.maximum(out[:, g], audioset_logits_per_segment(features, (name,))[:, 0], out=out[:, g])
     width = max(1, round(MEDIAN_SECONDS / SEGMENT_SECONDS)) | 1
     return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 

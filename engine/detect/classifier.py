@@ -35,10 +35,12 @@ from engine.detect.descriptors import (
     ZERO_SHOT_CLASSES,
     all_descriptors,
     audioset_logits_per_segment,
+    descriptor_rows,
     descriptor_size,
 )
 from engine.detect.events import Event
 from engine.detect.features import FrameFeatures
+from engine.detect.frames import silence_floor_db
 from engine.detect.laughter import LaughterHead
 from engine.detect.music_beds import MusicShape, music_events, music_score
 from engine.detect.sounds import score_to_events
@@ -102,6 +104,22 @@ class SoundClassifier:
         """What this model reads of ``features``, float32 shape ``(n_segments, n_dims)`` (computed in float64;
         the network reads them in float64, a block of rows at a time)."""
         return all_descriptors(features, self.audioset_classes, dtype=np.float32)
+
+    def raw_posteriors(self, features: FrameFeatures) -> tuple[np.ndarray, np.ndarray]:
+        """Unsmoothed class posteriors per 0.1 s segment, float64 shape ``(n_segments, n_classes)``, and the
+        interpolated AudioSet "Music" logit the model reads, float64 shape ``(n_segments,)`` (zeros when it reads
+        none). The descriptors are made and read :data:`POSTERIOR_ROWS` segments at a time: a recording's
+        whole matrix (110 MB in float32 for three hours) is never held."""
+        n = len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))
+        p, music = np.empty((n, len(self.classes))), np.zeros(n)
+        music_col = (descriptor_size(0) + self.audioset_classes.index("Music")) if "Music" in self.audioset_classes else None
+        floor = silence_floor_db(features.energy_db)
+        for rows in descriptor_rows(n, POSTERIOR_ROWS):
+            x = all_descriptors(features, self.audioset_classes, dtype=np.float32, rows=rows, floor_db=floor)
+            p[rows] = self.posteriors(x)
+            if music_col is not None:
+                music[rows] = x[:, music_col]
+        return p, music
 
     def posteriors(self, descriptors: np.ndarray) -> np.ndarray:
         """Class posteriors of float32 or float64 ``descriptors``, shape ``(n_segments, n_classes)``, rows summing to 1."""
@@ -178,10 +196,17 @@ def zero_shot_scores(features: FrameFeatures, kinds: tuple[str, ...]) -> np.ndar
     return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 
 
-def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures, *, descriptors: np.ndarray | None = None) -> np.ndarray:
+def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures, *, descriptors: np.ndarray | None = None,
+                        raw: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``; ``descriptors``:
-    ``model.descriptors(features)`` when already computed."""
-    p = model.posteriors(model.descriptors(features) if descriptors is None else descriptors)
+    ``model.descriptors(features)`` when already computed; ``raw``: the unsmoothed posteriors when already
+    computed (:meth:`SoundClassifier.raw_posteriors`)."""
+    if raw is not None:
+        p = raw
+    elif descriptors is not None:
+        p = model.posteriors(descriptors)
+    else:
+        p = model.raw_posteriors(features)[0]
     if not len(p):
         return p
     out = np.empty_like(p)
@@ -215,8 +240,8 @@ def detect_sounds(
     # (an hour of either is about 35 MB)
     head = model.laughter_head if "laughter" in model.classes else None
     laughter = head.scores(features) if head is not None else None
-    x = model.descriptors(features)  # computed once: music shaping reads them too
-    p = smoothed_posteriors(model, features, descriptors=x)
+    raw, music_logit = model.raw_posteriors(features)  # computed once: music shaping reads them too
+    p = smoothed_posteriors(model, features, raw=raw)
     network = p.copy()  # the network's own posteriors, before zero-shot scores replace some kinds
     if model.zero_shot:  # these kinds' scores: 0.5 where the zero-shot logit reaches its threshold
         z = zero_shot_scores(features, tuple(k for k, _ in model.zero_shot))
@@ -232,7 +257,8 @@ def detect_sounds(
         if kind not in EVENT_SHAPE or kind not in classes:
             continue
         if kind == "music" and model.music_shape is not None:
-            events += shaped_music_events(model, features, sensitivity=sensitivities.get(kind, 0.5), descriptors=x)
+            events += shaped_music_events(model, features, sensitivity=sensitivities.get(kind, 0.5),
+                                          raw=(raw[:, k], music_logit))  # fmt: skip
             continue
         min_s, gap_s = EVENT_SHAPE[kind]
         if kind == "laughter" and model.laughter_head is not None:
@@ -291,19 +317,25 @@ def raw_music_scores(model: SoundClassifier, features: FrameFeatures, *,
                      descriptors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The network's unsmoothed music posterior and AudioSet's "Music" logit (zeros for a model without AudioSet
     scores) per 0.1 s segment, each float64 shape ``(n_segments,)``; ``descriptors`` as :func:`smoothed_posteriors`."""
-    x = model.descriptors(features) if descriptors is None else descriptors
-    p = model.posteriors(x)[:, model.classes.index("music")]
+    music = model.classes.index("music")
+    if descriptors is None:
+        raw, logit = model.raw_posteriors(features)
+        return raw[:, music], logit
+    p = model.posteriors(descriptors)[:, music]
     if "Music" not in model.audioset_classes:
         return p, np.zeros(len(p))
-    return p, x[:, descriptor_size(0) + model.audioset_classes.index("Music")].astype(np.float64)  # the interpolated logit
+    logit = descriptors[:, descriptor_size(0) + model.audioset_classes.index("Music")]  # the interpolated logit
+    return p, logit.astype(np.float64)
 
 
 def shaped_music_events(model: SoundClassifier, features: FrameFeatures, *, sensitivity: float = 0.5,
-                        descriptors: np.ndarray | None = None) -> list[Event]:  # fmt: skip
+                        descriptors: np.ndarray | None = None,
+                        raw: tuple[np.ndarray, np.ndarray] | None = None) -> list[Event]:  # fmt: skip
     """Music events by the model's :class:`~engine.detect.music_beds.MusicShape` (its score, median, bridge and
-    hysteresis); ``score`` and ``value`` of each event are its mean music score."""
+    hysteresis); ``score`` and ``value`` of each event are its mean music score. ``raw``: what
+    :func:`raw_music_scores` gives, when already computed."""
     shape = model.music_shape or MusicShape()
-    network, zero_shot = raw_music_scores(model, features, descriptors=descriptors)
+    network, zero_shot = raw if raw is not None else raw_music_scores(model, features, descriptors=descriptors)
     score = music_score(network, zero_shot, shape, segment_seconds=SEGMENT_SECONDS)
     return [Event(e.type, e.start, min(e.end, features.duration), e.score, e.value)
             for e in music_events(score, shape, segment_seconds=SEGMENT_SECONDS, sensitivity=sensitivity)]  # fmt: skip

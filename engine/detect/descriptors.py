@@ -31,22 +31,29 @@ ZERO_SHOT_CLASSES = {
 NO_PATCH_LOGIT = -20.0
 
 
-def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = None) -> np.ndarray:
-    """Descriptors of every 0.1 s segment, float64 shape ``(n_segments, n_dims)``, written into ``out``
-    (that shape) when given.
+def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = None, rows: slice | None = None,
+                        floor_db: float | None = None) -> np.ndarray:  # fmt: skip
+    """Descriptors of every 0.1 s segment (or of the segments ``rows``), float64 shape ``(n_rows, n_dims)``, written
+    into ``out`` (that shape) when given. ``floor_db``: the recording's :func:`silence_floor_db` when known.
 
-    Segment ``s`` is centred on frame ``s * step`` (``step`` = frames per segment). Each column is
-    computed on its own: an hour holds one frame-long array at a time, not all of them.
+    Segment ``s`` is centred on frame ``s * step`` (``step`` = frames per segment). Each column is computed on its
+    own, and only over the frames the rows' windows reach: an hour holds one frame-long array at a time, not all
+    of them, and a block of rows holds only its own stretch.
     """
     fs = features.frame_seconds
     step = max(1, round(SEGMENT_SECONDS / fs))
     n = features.n_frames
-    centres = np.arange(0, n, step)
-    out = np.empty((len(centres), descriptor_size())) if out is None else out
-    if n == 0:
+    r0, r1, _ = (rows or slice(None)).indices(_n_segments(features))
+    r1 = max(r0, r1)
+    out = np.empty((r1 - r0, descriptor_size())) if out is None else out
+    if n == 0 or r1 == r0:
         return out
-    energy = features.energy_db.astype(np.float64)
-    floor = silence_floor_db(energy)
+    floor = silence_floor_db(features.energy_db) if floor_db is None else floor_db
+    # every window of the rows lies within [f0, f1): the numbers of the whole recording's, up to rounding
+    reach = max(max(1, round(seconds / fs)) for seconds in CONTEXT_SECONDS)
+    f0, f1 = max(0, r0 * step - reach), min(n, (r1 - 1) * step + reach + 1)
+    centres = np.arange(r0 * step, r1 * step, step) - f0
+    energy = features.energy_db[f0:f1].astype(np.float64)
     col = 0
 
     def put(values: np.ndarray) -> None:
@@ -57,7 +64,7 @@ def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = Non
     for seconds in CONTEXT_SECONDS:
         width = max(1, round(seconds / fs))
         for name in FEATURE_NAMES:
-            x = getattr(features, name).astype(np.float64)
+            x = getattr(features, name)[f0:f1].astype(np.float64)
             if name in ("energy_db", "vowel_db"):
                 x = np.clip(x - floor, 0.0, 80.0)
             mean, std = window_stats_at(x, width, centres)
@@ -66,7 +73,7 @@ def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = Non
         put(window_stats_at((energy - floor > 12.0).astype(np.float64), width, centres)[0])
         n_ceps = features.cepstrum.shape[1]
         for c in range(n_ceps):  # the means of c1..c8, then their deviations
-            ceps = features.cepstrum[:, c].astype(np.float64)
+            ceps = features.cepstrum[f0:f1, c].astype(np.float64)
             mean = scipy.ndimage.uniform_filter1d(ceps, size=width, mode="nearest")[centres]
             square = scipy.ndimage.uniform_filter1d(ceps * ceps, size=width, mode="nearest")[centres]
             out[:, col + c] = mean
@@ -75,18 +82,24 @@ def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = Non
     return out
 
 
-def all_descriptors(features: FrameFeatures, audioset_classes: tuple[str, ...] = (), *,
-                    dtype: type = np.float64) -> np.ndarray:  # fmt: skip
+def all_descriptors(features: FrameFeatures, audioset_classes: tuple[str, ...] = (), *, dtype: type = np.float64,
+                    rows: slice | None = None, floor_db: float | None = None) -> np.ndarray:  # fmt: skip
     """:func:`segment_descriptors` then, with ``audioset_classes``, :func:`audioset_descriptors` of them, in one
-    array of shape ``(n_segments, descriptor_size(len(audioset_classes)))`` filled in place: computed in float64,
-    held as ``dtype`` (float32 halves three hours' 110 MB)."""
-    n_segments = _n_segments(features)
+    array of shape ``(n_rows, descriptor_size(len(audioset_classes)))`` filled in place: computed in float64,
+    held as ``dtype`` (float32 halves three hours' 110 MB). ``rows``: the segments wanted (default all);
+    ``floor_db`` as :func:`segment_descriptors`."""
+    r0, r1, _ = (rows or slice(None)).indices(_n_segments(features))
     base = descriptor_size()
-    out: np.ndarray = np.empty((n_segments, descriptor_size(len(audioset_classes))), dtype=dtype)
-    segment_descriptors(features, out=out[:, :base])
+    out: np.ndarray = np.empty((max(0, r1 - r0), descriptor_size(len(audioset_classes))), dtype=dtype)
+    segment_descriptors(features, out=out[:, :base], rows=slice(r0, r1), floor_db=floor_db)
     if audioset_classes:
-        audioset_descriptors(features, audioset_classes, out=out[:, base:])
+        audioset_descriptors(features, audioset_classes, out=out[:, base:], rows=slice(r0, r1))
     return out
+
+
+def descriptor_rows(n_segments: int, rows_at_once: int) -> list[slice]:
+    """``n_segments`` cut into consecutive blocks of at most ``rows_at_once`` rows."""
+    return [slice(at, min(n_segments, at + rows_at_once)) for at in range(0, n_segments, max(1, rows_at_once))]
 
 
 def descriptor_size(n_audioset: int = 0) -> int:
@@ -104,14 +117,16 @@ def audioset_columns(names: tuple[str, ...]) -> list[int]:
     return [order.index(n) for n in names]
 
 
-def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...]) -> np.ndarray:
-    """Logits of AudioSet classes ``names`` at each 0.1 s segment's centre, float64 shape ``(n_segments, len(names))``,
-    linearly interpolated between patch centres (held constant beyond the first and last)."""
+def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...], *, rows: slice | None = None
+                                ) -> np.ndarray:
+    """Logits of AudioSet classes ``names`` at each 0.1 s segment's centre (or the segments ``rows``), float64 shape
+    ``(n_rows, len(names))``, linearly interpolated between patch centres (held constant beyond the first and last)."""
     if features.audioset is None:
         raise ParameterError("these features carry no AudioSet scores: compute them with "
                              "FeatureExtractor(audioset=AudioSetModel.shipped())")  # fmt: skip
     step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
-    t = np.arange(0, features.n_frames, step) * features.frame_seconds
+    r0, r1, _ = (rows or slice(None)).indices(_n_segments(features))
+    t = np.arange(r0 * step, max(r0, r1) * step, step) * features.frame_seconds
     logits = features.audioset
     if not len(logits):
         return np.full((len(t), len(names)), NO_PATCH_LOGIT)
@@ -122,18 +137,23 @@ def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...])
     return out
 
 
-def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out: np.ndarray | None = None) -> np.ndarray:
-    """Per 0.1 s segment and AudioSet class: the interpolated logit and its mean over the long context window,
-    float64 shape ``(n_segments, 2 * len(names))``, written into ``out`` (that shape, any float dtype) when given.
-    One class at a time: no float64 matrix of every class is held beside ``out``."""
+def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out: np.ndarray | None = None,
+                         rows: slice | None = None) -> np.ndarray:  # fmt: skip
+    """Per 0.1 s segment (or the segments ``rows``) and AudioSet class: the interpolated logit and its mean over the
+    long context window, float64 shape ``(n_rows, 2 * len(names))``, written into ``out`` (that shape, any float
+    dtype) when given. One class at a time: no float64 matrix of every class is held beside ``out``."""
     k = len(names)
-    out = np.empty((_n_segments(features), 2 * k)) if out is None else out
+    count = _n_segments(features)
+    r0, r1, _ = (rows or slice(None)).indices(count)
+    r1 = max(r0, r1)
+    out = np.empty((r1 - r0, 2 * k)) if out is None else out
     width = max(1, round(CONTEXT_SECONDS[-1] / SEGMENT_SECONDS))
+    a0, a1 = max(0, r0 - width), min(count, r1 + width)  # the rows' context windows lie within [a0, a1)
     for j, name in enumerate(names):
-        x = audioset_logits_per_segment(features, (name,))[:, 0]
-        out[:, j] = x
+        x = audioset_logits_per_segment(features, (name,), rows=slice(a0, a1))[:, 0]
+        out[:, j] = x[r0 - a0 : r1 - a0]
         if len(x):
-            out[:, k + j] = scipy.ndimage.uniform_filter1d(x, size=width, mode="nearest")
+            out[:, k + j] = scipy.ndimage.uniform_filter1d(x, size=width, mode="nearest")[r0 - a0 : r1 - a0]
     return out
 
 

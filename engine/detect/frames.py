@@ -135,12 +135,15 @@ def silence_floor_db(energy_db: np.ndarray) -> float:
     return float(np.percentile(e, config.FLOOR_PERCENTILE))
 
 
-def active_frames(energy_db: np.ndarray, *, margin_db: float = config.SILENCE_MARGIN_DB) -> np.ndarray:
+def active_frames(energy_db: np.ndarray, *, margin_db: float = config.SILENCE_MARGIN_DB,
+                  floor_db: float | None = None) -> np.ndarray:  # fmt: skip
     """Frames that are not silence (bool): louder than the background by ``margin_db``, and than
     ACTIVE_MIN_DBFS; anything louder than ACTIVE_MAX_DBFS is sound even in a recording without
-    a quiet moment (whose low percentile is no background)."""
+    a quiet moment (whose low percentile is no background). ``floor_db``: the background, when
+    ``energy_db`` is a stretch of a recording whose :func:`silence_floor_db` is known."""
     e = as_frames("energy_db", energy_db)
-    threshold = min(max(silence_floor_db(e) + margin_db, config.ACTIVE_MIN_DBFS), config.ACTIVE_MAX_DBFS)
+    floor = silence_floor_db(e) if floor_db is None else floor_db
+    threshold = min(max(floor + margin_db, config.ACTIVE_MIN_DBFS), config.ACTIVE_MAX_DBFS)
     return e > threshold
 
 

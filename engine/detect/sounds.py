@@ -27,6 +27,7 @@ from engine.detect.frames import (
     positive,
     ramp,
     same_length,
+    silence_floor_db,
 )
 from engine.errors import ParameterError
 
@@ -272,6 +273,10 @@ def detect_laughter(
                            min_core_seconds=config.LAUGHTER_MIN_CORE_SECONDS)  # fmt: skip
 
 
+#: Frames whose steady-sound score is computed at once (10 ms each: 15 minutes).
+NOISE_BLOCK_FRAMES = 90_000
+
+
 def noise_score(
     *,
     shape_stability: np.ndarray,
@@ -281,33 +286,46 @@ def noise_score(
     sr: int,
     hop_length: int,
     window_seconds: float = config.NOISE_WINDOW_SECONDS,
+    block_frames: int = NOISE_BLOCK_FRAMES,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-frame steady-sound score in [0, 1] and the window's mean level (dBFS), both shape (n_frames,).
 
     Steady means a still spectral shape with little flux (crowds, hum), or a flat spectrum
     (hiss, static: white-ish noise has no shape to hold still); either way with a level that
-    stays within a few dB.
+    stays within a few dB. Computed ``block_frames`` frames at a time, each block with the frames its
+    windows reach on either side, against the whole recording's background level: an hour's
+    frame-long intermediates are never held (the numbers are the whole recording's, up to rounding).
     """
     arrays, window, _ = _framed(sr, hop_length, window_seconds, as_given=True, shape_stability=shape_stability,
                                 flux=flux, flatness=flatness, energy_db=energy_db)  # fmt: skip
-    # Each frame-long intermediate is made float64 when used and dropped as soon as it is used: an hour is
-    # 360,000 frames of float64 each.
-    level = as_frames("energy_db", arrays.pop("energy_db"))
+    n = arrays["energy_db"].shape[0]
+    floor = silence_floor_db(as_frames("energy_db", arrays["energy_db"]))
+    score, level_mean = np.zeros(n), np.zeros(n)
+    for b0 in range(0, n, max(1, block_frames)):
+        b1 = min(n, b0 + max(1, block_frames))
+        f0, f1 = max(0, b0 - window), min(n, b1 + window)  # every window of [b0, b1) lies within [f0, f1)
+        s, m = _noise_score_block({k: v[f0:f1] for k, v in arrays.items()}, window, floor)
+        score[b0:b1], level_mean[b0:b1] = s[b0 - f0 : b1 - f0], m[b0 - f0 : b1 - f0]
+    return score, level_mean
+
+
+def _noise_score_block(arrays: dict[str, np.ndarray], window: int, floor_db: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`noise_score` of one stretch of frames (``arrays``: its features, any dtype), the recording's
+    background ``floor_db`` given."""
+    level = as_frames("energy_db", arrays["energy_db"])
     level_mean = moving_mean(level, width=window)
-    active = active_frames(level).astype(np.float64)
-    shape = moving_mean(arrays.pop("shape_stability"), width=window, weights=(level > level_mean).astype(np.float64))
+    active = active_frames(level, floor_db=floor_db).astype(np.float64)
+    shape = moving_mean(as_frames("shape_stability", arrays["shape_stability"]), width=window,
+                        weights=(level > level_mean).astype(np.float64))  # fmt: skip
     steady = ramp(shape, *config.NOISE_SHAPE_STABILITY)
-    del shape
-    steady *= ramp(moving_mean(arrays.pop("flux"), width=window), *config.NOISE_FLUX)
-    hiss = ramp(moving_mean(arrays.pop("flatness"), width=window, weights=active), *config.NOISE_FLATNESS)
+    steady *= ramp(moving_mean(as_frames("flux", arrays["flux"]), width=window), *config.NOISE_FLUX)
+    hiss = ramp(moving_mean(as_frames("flatness", arrays["flatness"]), width=window, weights=active),
+                *config.NOISE_FLATNESS)  # fmt: skip
     score = np.maximum(steady, hiss)
-    del steady, hiss
     # the level's spread over the sounding frames only: a short burst's edges are not its swing
     sounding_mean = moving_mean(level, width=window, weights=active)
     level_std = np.sqrt(np.maximum(moving_mean(level**2, width=window, weights=active) - sounding_mean**2, 0.0))
-    del sounding_mean
     score *= ramp(level_std, *config.NOISE_LEVEL_STD_DB)
-    del level_std
     score *= ramp(moving_mean(active, width=window), *config.NOISE_ACTIVE_FRACTION)
     return score, level_mean
 
