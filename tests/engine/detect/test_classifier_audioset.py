@@ -200,3 +200,30 @@ def test_weighing_false_alarms_raises_the_zero_shot_threshold(weight: float, thr
     labels = np.array([0, 0, 1, 0, 1, 1]) * CLASSES.index("laughter")
     scores = np.arange(1.0, 7.0)[:, None]
     assert zero_shot_thresholds([scores], [labels], ("laughter",), false_alarm_weight=weight) == {"laughter": threshold}
+
+
+def test_descriptors_and_posteriors_made_a_block_at_a_time_are_the_whole_recording_s(
+    tagger: AudioSetModel, speech_clips: list[np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:  # fmt: skip
+    """Rows cut anywhere give the rows of the whole recording's descriptors, up to rounding, and the
+    shipped model's posteriors made 37 segments at a time are those of the whole matrix."""
+    import engine.detect.classifier as classifier_module
+    from engine.detect.descriptors import all_descriptors
+    from engine.detect.frames import silence_floor_db
+
+    audio = np.concatenate([speech_clips[0], np.zeros(SR // 3, np.float32), speech_clips[3]])
+    feats = frame_features(audio, sr=SR, audioset=tagger)
+    whole = all_descriptors(feats, FEW)
+    floor = silence_floor_db(feats.energy_db)
+    n = len(whole)
+    for rows in (slice(0, 7), slice(5, 60), slice(n - 9, n), slice(0, n), slice(n // 2, n // 2)):
+        part = all_descriptors(feats, FEW, rows=rows, floor_db=floor)
+        assert part.shape == whole[rows].shape
+        np.testing.assert_allclose(part, whole[rows], rtol=1e-9, atol=1e-9)
+    model = SoundClassifier.load(AUDIOSET_MODEL)
+    expected = model.posteriors(model.descriptors(feats))
+    monkeypatch.setattr(classifier_module, "POSTERIOR_ROWS", 37)
+    raw, music = model.raw_posteriors(feats)
+    np.testing.assert_allclose(raw, expected, rtol=1e-6, atol=1e-9)
+    column = descriptor_size(0) + model.audioset_classes.index("Music")
+    np.testing.assert_allclose(music, model.descriptors(feats)[:, column], rtol=1e-6, atol=1e-6)

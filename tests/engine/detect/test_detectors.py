@@ -83,3 +83,17 @@ def test_detectors_are_pure_functions_of_the_features(clip_broadcast):
     # and the same call twice gives the same answer
     args = dict(energy_db=f.energy_db, shape_stability=f.shape_stability, chroma_stability=f.chroma_stability, **kw)
     assert detect_laughter(**args) == detect_laughter(**args)
+
+
+def test_steady_noise_scored_a_block_at_a_time_is_the_whole_recording_s(clip_broadcast):
+    """Blocks of 997 frames (each with its windows' reach on either side) give the whole-file score."""
+    from engine.detect.sounds import noise_score
+
+    f = clip_broadcast.features
+    kw = {"shape_stability": f.shape_stability, "flux": f.flux, "flatness": f.flatness, "energy_db": f.energy_db,
+          "sr": f.sr, "hop_length": f.hop_length}
+    whole_score, whole_level = noise_score(**kw, block_frames=10**9)
+    score, level = noise_score(**kw, block_frames=997)
+    assert f.n_frames > 5 * 997 and whole_score.max() > 0.5  # several blocks, and noise to score
+    np.testing.assert_allclose(score, whole_score, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(level, whole_level, rtol=1e-9, atol=1e-9)
