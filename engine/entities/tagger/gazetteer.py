@@ -10,6 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 GAZETTEER_DIR = Path(__file__).resolve().parents[3] / "models" / "gazetteers"
 MAX_PHRASE_WORDS = 6
@@ -26,9 +27,10 @@ def fold_token(token: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
 
 
-@dataclass(frozen=True)
-class Place:
-    kind: str  # continent, country, state, region, city
+class Place(NamedTuple):
+    """A place name's kind (continent, country, state, region, city) and population (0: not known)."""
+
+    kind: str
     population: int
 
 
@@ -53,17 +55,28 @@ def load_gazetteers(folder: str | None = None) -> Gazetteers:
     """Read the .tsv files once; later calls return the same object."""
     base = Path(folder) if folder else GAZETTEER_DIR
 
-    def rows(name: str) -> list[list[str]]:
-        text = (base / name).read_text(encoding="utf-8")
-        return [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    def columns(name: str, n: int) -> list[list[str]]:
+        """The file's ``n`` tab-separated columns, comment lines (``#``) left out; a row of another width
+        is refused."""
+        path = base / name
+        lines = [line for line in path.read_text(encoding="utf-8").split("\n") if line and line[0] != "#"]
+        cells = "\t".join(lines).split("\t")  # one split of the whole file: 120,000 rows in milliseconds
+        if len(cells) != n * len(lines):
+            raise ValueError(f"{path}: every row must have {n} tab-separated columns")
+        return [cells[k::n] for k in range(n)]
 
-    places = {r[0]: Place(r[1], int(r[2])) for r in rows("locations.tsv")}
-    curated = {r[0]: r[1] for r in rows("curated.tsv")}
+    def weights(name: str) -> dict[str, float]:
+        words, values = columns(name, 2)
+        return dict(zip(words, map(float, values), strict=True))
+
+    names, kinds, populations = columns("locations.tsv", 3)
+    places = dict(zip(names, map(Place, kinds, map(int, populations)), strict=True))
+    curated = dict(zip(*columns("curated.tsv", 2), strict=True))
     return Gazetteers(
         places=places,
-        companies={r[0] for r in rows("companies.tsv")},
+        companies=set(columns("companies.tsv", 1)[0]),
         curated=curated,
-        first_names={r[0]: float(r[1]) for r in rows("first_names.tsv")},
-        surnames={r[0]: float(r[1]) for r in rows("surnames.tsv")},
-        zipf={r[0]: float(r[1]) for r in rows("common_words.tsv")},
+        first_names=weights("first_names.tsv"),
+        surnames=weights("surnames.tsv"),
+        zipf=weights("common_words.tsv"),
     )
