@@ -51,6 +51,11 @@ AMBIENCE_CLASSES = (
 OWN_CLASSES = {"music": ("Music", "Musical instrument")}
 
 
+def ambience_classes() -> tuple[str, ...]:
+    """Every AudioSet class these rules read: speech's, ambience's and the kinds' own."""
+    return (*SPEECH_CLASSES, *AMBIENCE_CLASSES, *(c for own in OWN_CLASSES.values() for c in own))
+
+
 def best_logits(features: FrameFeatures, groups: Sequence[tuple[str, ...]]) -> np.ndarray:
     """Per 0.1 s segment and group, the largest logit of the group's AudioSet classes, median filtered over
     ``MEDIAN_SECONDS``; float64 shape ``(n_segments, len(groups))``."""

@@ -110,12 +110,18 @@ class AudioSetStream:
     """Streaming tagger: :meth:`feed` mono blocks in order, then :meth:`finish` once for the logits.
 
     ``sr`` is the blocks' sample rate (resampled to 16 kHz inside). Keeps only the
-    logits (float16, 521 per 0.48 s: 7.8 MB an hour) and under a patch of log-mel frames.
+    logits (float16, 521 per 0.48 s: 7.8 MB an hour; with ``keep``, those classes' only)
+    and under a patch of log-mel frames.
     """
 
-    def __init__(self, model: AudioSetModel, *, sr: int = SAMPLE_RATE) -> None:
+    def __init__(self, model: AudioSetModel, *, sr: int = SAMPLE_RATE, keep: tuple[str, ...] | None = None) -> None:
         self.model = model
         self.sr = sr
+        missing = [name for name in keep or () if name not in model.class_names]
+        if missing:
+            raise ParameterError(f"not AudioSet class names: {', '.join(map(repr, missing))}")
+        #: Output columns kept (``keep``'s classes, in ``keep``'s order); None: all of them.
+        self._columns = None if keep is None else np.array([model.class_names.index(n) for n in keep], dtype=np.intp)
         self._resampler = None if sr == SAMPLE_RATE else soxr.ResampleStream(sr, SAMPLE_RATE, 1, dtype="float32")
         self._window = periodic_hann(WINDOW).astype(np.float32)
         self._mel = mel_matrix()
@@ -134,7 +140,8 @@ class AudioSetStream:
         self._push(x)
 
     def finish(self) -> np.ndarray:
-        """Logits of every patch, float16 shape ``(n_patches, 521)``; the tail is padded with silence."""
+        """Logits of every patch, float16 shape ``(n_patches, 521)`` (or ``len(keep)``); the tail is padded with
+        silence."""
         if not self._finished:
             self._finished = True
             if self._resampler is not None:
@@ -147,7 +154,7 @@ class AudioSetStream:
                 self._buffer.logmel = np.concatenate([self._buffer.logmel, pad])
                 self._emit()
         if not self._chunks:
-            return np.zeros((0, len(self.model.class_names)), np.float16)
+            return np.zeros((0, len(self.model.class_names) if self._columns is None else len(self._columns)), np.float16)
         return np.concatenate(self._chunks).astype(np.float16)
 
     def _push(self, x: np.ndarray) -> None:
@@ -169,7 +176,8 @@ class AudioSetStream:
             return
         windows = np.lib.stride_tricks.sliding_window_view(logmel, (PATCH_FRAMES, N_MELS))
         patches = windows[: n * PATCH_HOP_FRAMES : PATCH_HOP_FRAMES, 0]
-        self._chunks.append(self.model.logits(np.ascontiguousarray(patches)).astype(np.float16))
+        logits = self.model.logits(np.ascontiguousarray(patches))
+        self._chunks.append((logits if self._columns is None else logits[:, self._columns]).astype(np.float16))
         self._buffer.logmel = logmel[n * PATCH_HOP_FRAMES :]
 
 

@@ -108,13 +108,20 @@ def descriptor_size(n_audioset: int = 0) -> int:
     return len(CONTEXT_SECONDS) * (2 * len(FEATURE_NAMES) + 1 + 2 * config.N_CEPSTRA) + 2 * n_audioset
 
 
-def audioset_columns(names: tuple[str, ...]) -> list[int]:
-    """Output columns of AudioSet class ``names`` in the tagger's 521 logits."""
+def audioset_columns(names: tuple[str, ...], kept: tuple[str, ...] | None = None) -> list[int]:
+    """Columns of AudioSet class ``names`` in the tagger's 521 logits, or among the classes ``kept`` when the
+    features keep only those (``FrameFeatures.audioset_classes``)."""
     order = audioset_files().class_names  # verified once per process
     missing = [n for n in names if n not in order]
     if missing:
         raise ParameterError(f"not AudioSet class names: {', '.join(map(repr, missing))}")
-    return [order.index(n) for n in names]
+    if kept is None:
+        return [order.index(n) for n in names]
+    dropped = [n for n in names if n not in kept]
+    if dropped:
+        raise ParameterError(f"these features keep the scores of {len(kept)} AudioSet classes, not of "
+                             f"{', '.join(map(repr, dropped))}")  # fmt: skip
+    return [kept.index(n) for n in names]
 
 
 def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...], *, rows: slice | None = None
@@ -132,7 +139,7 @@ def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...],
         return np.full((len(t), len(names)), NO_PATCH_LOGIT)
     centres = patch_centres(len(logits))
     out = np.empty((len(t), len(names)))
-    for k, c in enumerate(audioset_columns(names)):
+    for k, c in enumerate(audioset_columns(names, features.audioset_classes)):
         out[:, k] = np.interp(t, centres, logits[:, c].astype(np.float64))
     return out
 

@@ -33,7 +33,8 @@ c1..c8 (orthonormal DCT-II of the natural-log mel band powers, the spectral enve
 without its level), and ``vad``, uint8 of shape ``(n_vad_frames,)``: webrtcvad's decision per 30 ms frame.
 
 With an :class:`~engine.detect.audioset.AudioSetModel` given, also ``audioset``: float16 of
-shape ``(n_patches, 521)``, YAMNet's AudioSet logits every 0.48 s (:mod:`engine.detect.audioset`);
+shape ``(n_patches, 521)``, YAMNet's AudioSet logits every 0.48 s (:mod:`engine.detect.audioset`; only the
+columns of ``audioset_classes`` when the extractor was told them);
 otherwise ``None``.
 """
 
@@ -154,6 +155,8 @@ class FrameFeatures:
     hop_length: int
     vad_frame_length: int
     audioset: np.ndarray | None = None
+    #: The AudioSet classes of ``audioset``'s columns, in order; None: all 521 in the tagger's order.
+    audioset_classes: tuple[str, ...] | None = None
 
     @property
     def n_frames(self) -> int:
@@ -185,7 +188,8 @@ class FrameFeatures:
         if self.audioset is not None:
             audioset = self.audioset[round(start / PATCH_HOP_SECONDS) : round(end / PATCH_HOP_SECONDS)]
         return FrameFeatures(**arrays, vad=self.vad[va:vb], sr=self.sr, hop_length=self.hop_length,
-                             vad_frame_length=self.vad_frame_length, audioset=audioset)  # fmt: skip
+                             vad_frame_length=self.vad_frame_length, audioset=audioset,
+                             audioset_classes=self.audioset_classes)  # fmt: skip
 
 
 class _Growing:
@@ -216,9 +220,11 @@ class FeatureExtractor:
     sr : sample rate in Hz, one of 8000, 16000, 32000, 48000.
     vad_aggressiveness : webrtcvad mode, 0 (least) to 3 (most aggressive in rejecting non-speech).
     audioset : when given, AudioSet logits are computed too (``FrameFeatures.audioset``).
+    audioset_classes : with ``audioset``, the classes whose logits are kept (default all 521).
     """
 
-    def __init__(self, *, sr: int = 16000, vad_aggressiveness: int = 2, audioset: AudioSetModel | None = None) -> None:
+    def __init__(self, *, sr: int = 16000, vad_aggressiveness: int = 2, audioset: AudioSetModel | None = None,
+                 audioset_classes: tuple[str, ...] | None = None) -> None:  # fmt: skip
         if sr not in config.SAMPLE_RATES:
             raise ParameterError(f"sr must be one of {config.SAMPLE_RATES} Hz, got {sr}")
         if vad_aggressiveness not in (0, 1, 2, 3):
@@ -240,7 +246,8 @@ class FeatureExtractor:
         self._columns = {name: _Growing(np.float32) for name in FEATURE_NAMES}
         self._columns["cepstrum"] = _Growing(np.float16, width=config.N_CEPSTRA)
         self._vad_column = _Growing(np.uint8)
-        self._audioset = AudioSetStream(audioset, sr=sr) if audioset is not None else None
+        self._audioset = AudioSetStream(audioset, sr=sr, keep=audioset_classes) if audioset is not None else None
+        self._audioset_classes = audioset_classes if audioset is not None else None
         self.samples_seen = 0
         self._finished = False
 
@@ -314,7 +321,8 @@ class FeatureExtractor:
         columns = {name: col.array() for name, col in self._columns.items()}
         audioset = self._audioset.finish() if self._audioset is not None else None
         return FrameFeatures(**columns, vad=self._vad_column.array(), sr=self.sr, hop_length=self.hop_length,
-                             vad_frame_length=self.vad_frame_length, audioset=audioset)  # fmt: skip
+                             vad_frame_length=self.vad_frame_length, audioset=audioset,
+                             audioset_classes=self._audioset_classes)  # fmt: skip
 
     def _feed_vad(self, pcm: np.ndarray) -> None:
         data = self._vad_pending + pcm.astype("<i2").tobytes()

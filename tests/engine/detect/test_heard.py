@@ -118,3 +118,29 @@ def test_laughter_over_applause_is_not_called_applause(tagger) -> None:
 def test_audience_is_an_event_type_the_speech_gate_silences() -> None:
     assert "audience" in EVENT_TYPES
     assert "audience" in engine_config.NON_SPEECH_EVENT_TYPES
+
+
+def test_the_classes_ingest_keeps_give_the_events_of_all_521(hold_music, tagger) -> None:
+    """The extractor ingest uses keeps only the AudioSet classes the detectors read: on music, silence, rain and
+    speech over music every event is the one all 521 classes give, and a class it did not keep is refused."""
+    from engine.detect.analyzer import audioset_classes_read, feature_extractor
+    from engine.detect.descriptors import audioset_logits_per_segment
+    from engine.detect.sensitivities import DetectorSettings
+    from engine.errors import ParameterError
+
+    [rain] = _clips("rain")
+    audio = np.concatenate([hold_music[0][: 6 * SR], np.zeros(2 * SR, np.float32), rain[: 6 * SR],
+                            hold_music[1][: 6 * SR] * 0.2]).astype(np.float32)  # fmt: skip
+    extractor = feature_extractor(sr=SR, settings=DetectorSettings(sound_model="audioset"))
+    for at in range(0, len(audio), SR // 2):
+        extractor.feed(audio[at : at + SR // 2])
+    kept = extractor.finish()
+    full = frame_features(audio, sr=SR, audioset=tagger)
+    assert kept.audioset_classes == audioset_classes_read(tagger.class_names)
+    assert kept.audioset.shape == (len(full.audioset), len(kept.audioset_classes)) and len(kept.audioset_classes) < 150
+    settings = DetectorSettings(sound_model="audioset")
+    found = audio_events(full, settings)
+    assert "music" in {e.type for e in found[0]}, found  # the music and ambience rules had work to do
+    assert audio_events(kept, settings) == found
+    with pytest.raises(ParameterError, match=r"keep the scores of \d+ AudioSet classes, not of 'Whistling'"):
+        audioset_logits_per_segment(kept, ("Whistling",))
