@@ -516,10 +516,18 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
             story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
             features={name: float(v[r]) for name, v in features.items()}, events=near[k],
-            play_from=round(max(start, _anchor(words[k]).start - config.LEAD_IN_SECONDS), 3) if words[k] else start,
+            play_from=_play_from(start, words[k]),
             matches=words[k],
         ))
     return hits
+
+
+def _play_from(start: float, matches: tuple[MatchedWord, ...]) -> float:
+    """Where a hit starting at ``start`` s plays from: its anchor word less the lead-in, to the millisecond,
+    never before the hit's own start (rounding down must not leave the hit, or its story)."""
+    if not matches:
+        return start
+    return max(start, round(_anchor(matches).start - config.LEAD_IN_SECONDS, 3))
 
 
 def _matched_positions(ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]],

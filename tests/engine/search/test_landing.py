@@ -40,6 +40,16 @@ def test_the_lead_in_never_reaches_before_the_hit(tmp_path):
         assert hit.matches[0].start == hit.start == hit.play_from == 0.0
 
 
+def test_play_from_never_rounds_to_before_the_hit(tmp_path):
+    """A story starting at 3 x 0.4 s = 1.2000000000000002 s whose first word is the query word: played from
+    its start, not from 1.2 (the millisecond before it, in the story before)."""
+    with Store(tmp_path / "index.db") as s:
+        add_recording(s, "stories", "weather sports traffic yorkshire floods " + FILLER, stories=[(0, 2), (3, 64)])
+        hit = search(s, "yorkshire floods", hotspot_weight=0)[0]
+        assert hit.start == 3 * 0.4 > 1.2 and hit.matches[0].start == hit.start
+        assert hit.play_from >= hit.start
+
+
 def test_every_matched_word_is_a_query_word(store):
     hits = search(store, "bridge river", hotspot_weight=0)
     texts = {w.text for h in hits for w in h.matches}
