@@ -43,6 +43,15 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="earshot-parent-watch", daemon=True).start()
 
 
+def _no_process_locks() -> None:
+    """Give tqdm (faster-whisper draws a hidden progress bar per chunk) a thread lock before it makes its
+    default one, a named semaphore registered with multiprocessing's resource tracker: the pool ends an
+    idle worker with SIGTERM, and the tracker would report the semaphore leaked."""
+    import tqdm
+
+    tqdm.tqdm.set_lock(threading.RLock())
+
+
 def _warm_up(settings: DetectorSettings | None, spec: ModelSpec) -> None:
     """Import the recogniser's side of a file's pass and run its :func:`~engine.ingest.transcribe.warm_up`;
     a failure of the warm-up is left for the first file to report."""
@@ -64,6 +73,7 @@ def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Detector
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit_arenas()  # before this process starts its threads
     _exit_with_parent()
+    _no_process_locks()
 
     # the detectors' and analysers' first loads run beside the speech model's (native code, mostly)
     warming = threading.Thread(target=_warm_up, args=(settings, spec), name="earshot-warm-up", daemon=True)

@@ -42,6 +42,7 @@ def test_ingest_then_list_show_search_export(tmp_path: Path, recordings: Path) -
     assert run.returncode == 1, run.stderr  # one bad file in the folder
     failed = [line for line in run.stderr.splitlines() if line.startswith("FAILED")]
     assert failed == [f"FAILED   {recordings / 'broken.mp3'}: not a recognised audio or video file"]
+    assert "Warning" not in run.stderr and "leaked" not in run.stderr, run.stderr  # workers end cleanly
     assert "2 transcribed, 0 unchanged, 1 failed" in run.stdout
     default = embedded_default(ModelManager().installed())
     assert default is not None and f"model {default.name}" in run.stdout  # the embedded default: no download, no note
