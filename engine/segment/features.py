@@ -215,17 +215,23 @@ class Trigger:
 
 @dataclass(frozen=True)
 class XDuration:
-    """X-DURATION: untranscribed time before the word, in seconds (0 when times are unknown)."""
+    """X-DURATION: untranscribed time before the word, in seconds (0 when times are unknown).
+
+    A time no longer than ``floor_seconds`` reads as 0 (no pause), so that timing noise of a few
+    hundredths of a second cannot move a word across the bin edge between "no pause" and "pause"
+    (see ``config.X_DURATION_FLOOR_SECONDS``); models saved before the floor existed read 0.
+    """
 
     name: str = "x_duration"
     group: str = "x_duration"
     own_states: int | None = config.X_DURATION_OWN_STATES
+    floor_seconds: float = config.X_DURATION_FLOOR_SECONDS
 
     def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:
         return {}
 
     def values(self, data: FeatureInput, tables: Mapping[str, np.ndarray]) -> np.ndarray:
-        return data.x_duration
+        return np.where(data.x_duration > self.floor_seconds, data.x_duration, 0.0)
 
 
 @dataclass(frozen=True)
