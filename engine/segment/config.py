@@ -41,6 +41,9 @@ X_DURATION_OWN_STATES = 1
 #: the caption row gap moved by 0.05 s either way, and is the shortest silence that studies of
 #: speech pauses count as a pause (Goldman-Eisler's 250 ms).
 X_DURATION_FLOOR_SECONDS = 0.25
+#: X-DURATION keeps this many decimals of a second (milliseconds, the resolution of caption times),
+#: so that float noise of interpolated word times does not make one gap look like many distinct values.
+X_DURATION_DECIMALS = 3
 TRIGGER_OWN_STATES = 2
 
 #: COHER-k's buffer lies wholly inside the current story from state offset + buffer on

@@ -29,9 +29,9 @@ NEARLY_SAME_COUNT = 0.05
 
 
 def test_x_duration_below_its_floor_is_no_pause():
-    times = np.array([0.0, 0.01, 0.133, config.X_DURATION_FLOOR_SECONDS, 0.26, 4.0])
+    times = np.array([0.0, 0.01, 0.133, config.X_DURATION_FLOOR_SECONDS, 0.26 + 1e-9, 4.0])
     data = FeatureInput(ids=np.zeros(6, dtype=np.int64), vocabulary_size=1, x_duration=times)
-    np.testing.assert_array_equal(XDuration().values(data, {}), [0, 0, 0, 0, 0.26, 4.0])
+    np.testing.assert_array_equal(XDuration().values(data, {}), [0, 0, 0, 0, 0.26, 4.0])  # to the millisecond
     np.testing.assert_array_equal(XDuration(floor_seconds=0.0).values(data, {}), times)
 
 
