@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -54,5 +53,8 @@ def gui_smoke_test() -> int:
 
 
 if __name__ == "__main__":
-    multiprocessing.freeze_support()
+    if getattr(sys, "frozen", False):  # a bundled app's worker processes start through here; a command needs no more
+        import multiprocessing
+
+        multiprocessing.freeze_support()
     sys.exit(run(sys.argv[1:]))

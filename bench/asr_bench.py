@@ -126,10 +126,16 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
             words = [(w.start, w.end, w.shown) for w in transcript.words]
         elif mode == "ingest-memory":
             rss: list[tuple[float, float]] = []
-            transcript = transcribe_file(probe(path), transcriber,
-                                         on_progress=lambda done, total, rss=rss: _sample_rss(rss, done))
+            heard: list[float] = [0.0]  # the high-water mark when recognition last reported: its peak
+
+            def sample(done: float, total: float, rss: list[tuple[float, float]] = rss, heard: list[float] = heard) -> None:
+                _sample_rss(rss, done)
+                heard[0] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+            transcript = transcribe_file(probe(path), transcriber, on_progress=sample)
             words = []  # the words of a 3-hour file are not what this run is for
             out["rss_by_minute"] = rss
+            out["peak_recognising_mb"] = heard[0]
         else:
             words = [(w.start, w.end, w.shown) for u in transcriber.transcribe(iter_pcm_blocks(path), sr=16000)
                      for w in u]
@@ -318,6 +324,7 @@ def ingest_memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, A
         for engine in args.engines:
             run = run_child(engine, [long], "ingest-memory")
             memory.append({"engine": engine, "path": "ingest", "minutes": minutes, "peak_rss_mb": run["peak_rss_mb"],
+                           "peak_recognising_mb": run.get("peak_recognising_mb"),
                            "rtf": run["files"][0]["seconds"] / (minutes * 60),
                            "rss_by_minute": run["rss_by_minute"]})
             print(json.dumps(memory[-1]), file=sys.stderr)
@@ -325,13 +332,17 @@ def ingest_memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, A
 
 
 def ingest_memory_table(memory: list[dict[str, Any]]) -> str:
-    """Peak RSS of the ingest path over long files, with the RSS after the first sample and at the end."""
-    lines = ["| engine | minutes | peak RSS | RSS at 10 min | RSS at the end | RTF |", "|---|---|---|---|---|---|"]
+    """Peak RSS of the ingest path over long files (and its peak until recognition ended, where recorded),
+    with the RSS after the first sample and at the end."""
+    lines = ["| engine | minutes | peak RSS | peak while recognising | RSS at 10 min | RSS at the end | RTF |",
+             "|---|---|---|---|---|---|---|"]
     for m in memory:
         rss = m["rss_by_minute"]
         first = f"{rss[0][1]:.0f} MB" if rss else "-"
         last = f"{rss[-1][1]:.0f} MB ({rss[-1][0]:.0f} min)" if rss else "-"
-        lines.append(f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {first} | {last} | {m['rtf']:.3f} |")
+        heard = f"{m['peak_recognising_mb']:.0f} MB" if m.get("peak_recognising_mb") else "-"
+        lines.append(f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {heard} | {first} | {last} |"
+                     f" {m['rtf']:.3f} |")
     return "\n".join(lines)
 
 

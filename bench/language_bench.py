@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python -m bench.language_bench [--clips 6] [--seconds 10]
+    python -m bench.language_bench [--clips 6] [--seconds 10] [--name language]
 
 Held-out clips: telephone prompts read by professional speakers, from Debian's Asterisk
 voice packages (``tools/language_clips.py``: English, Mexican and Colombian Spanish,
@@ -166,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clips", type=int, default=6, help="clips per package")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each clip")
     parser.add_argument("--intro", type=float, default=30.0, help="seconds of music before each clip's second hearing")
+    parser.add_argument("--name", default="language", help="results file name in bench/results (default: language)")
     args = parser.parse_args(argv)
     from tools.language_clips import PROMPT_PACKAGES, language_clips
 
@@ -177,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         "sources": {p: next(c.version for c in clips if c.package == p) for p in PROMPT_PACKAGES},
         "settings": {"clips_per_package": args.clips, "seconds": args.seconds, "intro": args.intro},
     }
-    write_result("language", result, markdown(result), echo=True)
+    write_result(args.name, result, markdown(result), echo=True)
     return 0
 
 

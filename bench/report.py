@@ -124,6 +124,7 @@ TABLES: dict[str, Table] = {
     "ingest": Table(("ingest", "ingest-pocketsphinx", "ingest-control"), _ingest_runs),
     "models": Table(("models",), _one(models_bench.markdown)),
     "language": Table(("language",), _one(language_bench.markdown)),
+    "language-30s": Table(("language-30s",), _bench_table(language_bench.markdown, 0)),
     "downstream": Table(("downstream",), _one(downstream_bench.engines_table)),
     # docs/detectors.md
     "detect-loso": Table(("detect_loso",), _one(detect_loso_bench.scores_table),

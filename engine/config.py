@@ -120,6 +120,9 @@ SENTENCE_PAUSE_SECONDS = 1.5
 # (faster-whisper's own detection threshold, Whisper's 30 s window), never tuned on the bench's clips.
 #: Seconds of speech in each window the identifier hears (Whisper's encoder window).
 LANGUAGE_WINDOW_SECONDS = 30.0
+#: Seconds of each window's speech the encoder hears: its cost grows with the frames it hears, and the
+#: probabilities settle within a few seconds of speech (set for cost before the bench was rerun with it).
+LANGUAGE_SPEECH_SECONDS = 10.0
 #: Windows spread over a file's speech; their language probabilities are averaged.
 LANGUAGE_MAX_WINDOWS = 3
 #: Below this averaged probability the language is uncertain: the model's own language is kept.

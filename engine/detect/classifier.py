@@ -99,18 +99,19 @@ class SoundClassifier:
     laughter_head: LaughterHead | None = None
 
     def descriptors(self, features: FrameFeatures) -> np.ndarray:
-        """What this model reads of ``features``, float64 shape ``(n_segments, n_dims)``."""
-        return all_descriptors(features, self.audioset_classes)
+        """What this model reads of ``features``, float32 shape ``(n_segments, n_dims)`` (computed in float64;
+        the network reads them in float64, a block of rows at a time)."""
+        return all_descriptors(features, self.audioset_classes, dtype=np.float32)
 
     def posteriors(self, descriptors: np.ndarray) -> np.ndarray:
-        """Class posteriors, shape ``(n_segments, n_classes)``, rows summing to 1."""
-        x = np.asarray(descriptors, dtype=np.float64)
+        """Class posteriors of float32 or float64 ``descriptors``, shape ``(n_segments, n_classes)``, rows summing to 1."""
+        x = np.asarray(descriptors)
         if x.ndim != 2 or x.shape[1] != self.mean.shape[0]:
             raise ParameterError(f"descriptors must have shape (n, {self.mean.shape[0]}), got {x.shape}")
         out = np.empty((x.shape[0], self.w2.shape[1]))
         for at in range(0, x.shape[0], POSTERIOR_ROWS):  # in row blocks: an hour's hidden layer is not held whole
             rows = slice(at, at + POSTERIOR_ROWS)
-            h = np.tanh(((x[rows] - self.mean) / self.scale) @ self.w1 + self.b1)
+            h = np.tanh(((x[rows].astype(np.float64) - self.mean) / self.scale) @ self.w1 + self.b1)
             z = h @ self.w2 + self.b2
             z -= z.max(axis=1, keepdims=True)
             p = np.exp(z)
@@ -294,7 +295,7 @@ def raw_music_scores(model: SoundClassifier, features: FrameFeatures, *,
     p = model.posteriors(x)[:, model.classes.index("music")]
     if "Music" not in model.audioset_classes:
         return p, np.zeros(len(p))
-    return p, x[:, descriptor_size(0) + model.audioset_classes.index("Music")]  # the interpolated logit column
+    return p, x[:, descriptor_size(0) + model.audioset_classes.index("Music")].astype(np.float64)  # the interpolated logit
 
 
 def shaped_music_events(model: SoundClassifier, features: FrameFeatures, *, sensitivity: float = 0.5,

@@ -15,7 +15,7 @@ import scipy.ndimage
 from engine.detect import config
 from engine.detect.audioset import patch_centres
 from engine.detect.features import FEATURE_NAMES, FrameFeatures
-from engine.detect.frames import moving_mean, silence_floor_db
+from engine.detect.frames import silence_floor_db, window_stats_at
 from engine.errors import ParameterError
 from models.audioset import audioset_files
 
@@ -60,28 +60,29 @@ def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = Non
             x = getattr(features, name).astype(np.float64)
             if name in ("energy_db", "vowel_db"):
                 x = np.clip(x - floor, 0.0, 80.0)
-            mean = moving_mean(x, width=width)
-            var = np.maximum(moving_mean(x * x, width=width) - mean * mean, 0.0)
-            put(mean[centres])
-            put(np.sqrt(var)[centres])
-        put(moving_mean((energy - floor > 12.0).astype(np.float64), width=width)[centres])
+            mean, std = window_stats_at(x, width, centres)
+            put(mean)
+            put(std)
+        put(window_stats_at((energy - floor > 12.0).astype(np.float64), width, centres)[0])
         n_ceps = features.cepstrum.shape[1]
         for c in range(n_ceps):  # the means of c1..c8, then their deviations
             ceps = features.cepstrum[:, c].astype(np.float64)
-            mean = scipy.ndimage.uniform_filter1d(ceps, size=width, mode="nearest")
-            var = np.maximum(scipy.ndimage.uniform_filter1d(ceps * ceps, size=width, mode="nearest") - mean * mean, 0.0)
-            out[:, col + c] = mean[centres]
-            out[:, col + n_ceps + c] = np.sqrt(var[centres])
+            mean = scipy.ndimage.uniform_filter1d(ceps, size=width, mode="nearest")[centres]
+            square = scipy.ndimage.uniform_filter1d(ceps * ceps, size=width, mode="nearest")[centres]
+            out[:, col + c] = mean
+            out[:, col + n_ceps + c] = np.sqrt(np.maximum(square - mean * mean, 0.0))
         col += 2 * n_ceps
     return out
 
 
-def all_descriptors(features: FrameFeatures, audioset_classes: tuple[str, ...] = ()) -> np.ndarray:
+def all_descriptors(features: FrameFeatures, audioset_classes: tuple[str, ...] = (), *,
+                    dtype: type = np.float64) -> np.ndarray:  # fmt: skip
     """:func:`segment_descriptors` then, with ``audioset_classes``, :func:`audioset_descriptors` of them, in one
-    float64 array of shape ``(n_segments, descriptor_size(len(audioset_classes)))`` filled in place."""
-    n_segments = len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))
+    array of shape ``(n_segments, descriptor_size(len(audioset_classes)))`` filled in place: computed in float64,
+    held as ``dtype`` (float32 halves three hours' 110 MB)."""
+    n_segments = _n_segments(features)
     base = descriptor_size()
-    out = np.empty((n_segments, descriptor_size(len(audioset_classes))))
+    out: np.ndarray = np.empty((n_segments, descriptor_size(len(audioset_classes))), dtype=dtype)
     segment_descriptors(features, out=out[:, :base])
     if audioset_classes:
         audioset_descriptors(features, audioset_classes, out=out[:, base:])
@@ -123,14 +124,19 @@ def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...])
 
 def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out: np.ndarray | None = None) -> np.ndarray:
     """Per 0.1 s segment and AudioSet class: the interpolated logit and its mean over the long context window,
-    float64 shape ``(n_segments, 2 * len(names))``, written into ``out`` (that shape) when given."""
-    x = audioset_logits_per_segment(features, names)
-    out = np.empty((len(x), 2 * len(names))) if out is None else out
-    if not len(x):
-        return out
-    width = max(1, round(CONTEXT_SECONDS[-1] / SEGMENT_SECONDS))
+    float64 shape ``(n_segments, 2 * len(names))``, written into ``out`` (that shape, any float dtype) when given.
+    One class at a time: no float64 matrix of every class is held beside ``out``."""
     k = len(names)
-    out[:, :k] = x
-    for j in range(k):
-        out[:, k + j] = scipy.ndimage.uniform_filter1d(x[:, j], size=width, mode="nearest")
+    out = np.empty((_n_segments(features), 2 * k)) if out is None else out
+    width = max(1, round(CONTEXT_SECONDS[-1] / SEGMENT_SECONDS))
+    for j, name in enumerate(names):
+        x = audioset_logits_per_segment(features, (name,))[:, 0]
+        out[:, j] = x
+        if len(x):
+            out[:, k + j] = scipy.ndimage.uniform_filter1d(x, size=width, mode="nearest")
     return out
+
+
+def _n_segments(features: FrameFeatures) -> int:
+    """Segments of ``SEGMENT_SECONDS`` in ``features`` (the last may be short)."""
+    return len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))

@@ -77,12 +77,33 @@ def window_sums(values: np.ndarray, width: int) -> np.ndarray:
     One padded running sum read at two offsets: frame i sums frames [i - width // 2, i - width // 2 + width),
     with no index arrays (an hour of 10 ms frames costs two float64 arrays of its length, not eight).
     """
+    n = values.shape[0]
+    running = _running_sum(values, width)
+    return running[width : width + n] - running[:n]
+
+
+def window_stats_at(values: np.ndarray, width: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of float64 ``values`` over :func:`moving_mean`'s centred windows of
+    ``width`` frames, read at the frame indices ``at`` only, each float64 shape (len(at),): the numbers of
+    ``moving_mean(values)[at]`` and of the deviation from ``moving_mean(values ** 2)``, holding one
+    frame-long running sum at a time instead of six frame-long arrays."""
     n, half = values.shape[0], width // 2
-    running = np.empty(n + width + 1)  # running[j] = sum of values[: j - half], held flat past both ends
+    total = (np.minimum(at - half + width, n) - np.maximum(at - half, 0)).astype(np.float64)  # frames per window
+    running = _running_sum(values, width)
+    mean = np.divide(running[at + width] - running[at], total, out=np.zeros(len(at)), where=total > 1e-12)
+    running = _running_sum(values * values, width)
+    square = np.divide(running[at + width] - running[at], total, out=np.zeros(len(at)), where=total > 1e-12)
+    return mean, np.sqrt(np.maximum(square - mean * mean, 0.0))
+
+
+def _running_sum(values: np.ndarray, width: int) -> np.ndarray:
+    """``running[j]`` = sum of ``values[: j - width // 2]``, held flat past both ends, shape (n + width + 1,)."""
+    n, half = values.shape[0], width // 2
+    running = np.empty(n + width + 1)
     running[: half + 1] = 0.0
     np.cumsum(values, out=running[half + 1 : half + 1 + n])
     running[half + 1 + n :] = running[half + n]
-    return running[width : width + n] - running[:n]
+    return running
 
 
 def silence_floor_db(energy_db: np.ndarray) -> float:

@@ -38,11 +38,12 @@ def _frame_seconds(sr: int, hop_length: int) -> float:
 
 
 def _framed(
-    sr: int, hop_length: int, window_seconds: float, **features: np.ndarray
+    sr: int, hop_length: int, window_seconds: float, *, as_given: bool = False, **features: np.ndarray
 ) -> tuple[dict[str, np.ndarray], int, float]:
-    """Checked frame features (one float array each, all one length), the window in frames, and the frame hop in s."""
+    """Checked frame features (one float64 array each, all one length; with ``as_given``, each in its own
+    dtype, for a caller that converts one at a time), the window in frames, and the frame hop in s."""
     frame_seconds = _frame_seconds(sr, hop_length)
-    arrays = {k: as_frames(k, v) for k, v in features.items()}
+    arrays = {k: as_frames(k, v, dtype=np.asarray(v).dtype.type if as_given else np.float64) for k, v in features.items()}
     same_length(**arrays)
     return arrays, frames_of(positive("window_seconds", window_seconds), frame_seconds), frame_seconds
 
@@ -287,11 +288,11 @@ def noise_score(
     (hiss, static: white-ish noise has no shape to hold still); either way with a level that
     stays within a few dB.
     """
-    arrays, window, _ = _framed(
-        sr, hop_length, window_seconds, shape_stability=shape_stability, flux=flux, flatness=flatness, energy_db=energy_db
-    )
-    # Each frame-long intermediate is dropped as soon as it is used: an hour is 360,000 frames of float64 each.
-    level = arrays.pop("energy_db")
+    arrays, window, _ = _framed(sr, hop_length, window_seconds, as_given=True, shape_stability=shape_stability,
+                                flux=flux, flatness=flatness, energy_db=energy_db)  # fmt: skip
+    # Each frame-long intermediate is made float64 when used and dropped as soon as it is used: an hour is
+    # 360,000 frames of float64 each.
+    level = as_frames("energy_db", arrays.pop("energy_db"))
     level_mean = moving_mean(level, width=window)
     active = active_frames(level).astype(np.float64)
     shape = moving_mean(arrays.pop("shape_stability"), width=window, weights=(level > level_mean).astype(np.float64))

@@ -31,10 +31,11 @@ class HeardLanguage:
 def language_windows(info: AudioInfo, *, sr: int = config.TARGET_SAMPLE_RATE) -> list[np.ndarray]:
     """The speech the identifier hears in ``info.path``: windows spread over the whole file, its
     start and end included (:func:`window_starts`), each decoded on its own (a seek, not a read
-    from the start) and cut to its speech by the voice-activity filter; float32 in [-1, 1], each
-    of shape (n,), n <= window length x ``sr``."""
-    span = config.LANGUAGE_WINDOW_SECONDS
-    return [speech_only(decode_range(info.path, start, start + span, sr=sr).astype(np.float32) / 32768.0)
+    from the start) and cut to its speech by the voice-activity filter, of which the first
+    ``config.LANGUAGE_SPEECH_SECONDS`` are kept; float32 in [-1, 1], each of shape (n,),
+    n <= LANGUAGE_SPEECH_SECONDS x ``sr``."""
+    span, keep = config.LANGUAGE_WINDOW_SECONDS, round(config.LANGUAGE_SPEECH_SECONDS * sr)
+    return [speech_only(decode_range(info.path, start, start + span, sr=sr).astype(np.float32) / 32768.0)[:keep]
             for start in window_starts(info.duration)]
 
 

@@ -302,6 +302,18 @@ def _plan(store: Store, parsed: ParsedQuery
 
 
 _CUE_WORDS = [tuple(c.split()) for c in config.TEASER_CUES]
+#: The cues by their length in words, for set look-ups.
+_CUES_BY_LENGTH: dict[int, frozenset[tuple[str, ...]]] = {
+    n: frozenset(c for c in _CUE_WORDS if len(c) == n) for n in sorted({len(c) for c in _CUE_WORDS})
+}
+
+
+def _ends_with_cue(words: list[str]) -> bool:
+    """Whether a teaser cue ends at most ``config.TEASER_CUE_WORDS`` words before the end of ``words``."""
+    n = len(words)
+    return any(tuple(words[i : i + length]) in cues
+               for length, cues in _CUES_BY_LENGTH.items()
+               for i in range(max(0, n - length - config.TEASER_CUE_WORDS), n - length + 1))
 
 
 def _down_weight_teasers(store: Store, ranking: Ranking, cands: Candidates, marked: np.ndarray, penalty: float,
@@ -328,10 +340,7 @@ def _down_weight_teasers(store: Store, ranking: Ranking, cands: Candidates, mark
     texts: list[list[str]] = [[] for _ in rows]
     for key, _, text in PassageIndex(store).word_texts(windows):
         texts[key].append(str(text).lower().strip(".,!?;:\"'"))
-    for k in range(len(rows)):
-        words = texts[k]
-        teaser[k] |= any(words[i : i + len(c)] == list(c) and len(words) - (i + len(c)) <= config.TEASER_CUE_WORDS
-                         for c in _CUE_WORDS for i in range(len(words) - len(c) + 1))
+    teaser |= np.array([_ends_with_cue(words) for words in texts], dtype=bool)
     ranking.score[rows] -= penalty * teaser
 
 

@@ -14,6 +14,7 @@ MIN_EMBED_SECONDS = 0.5  # a local speaker with less clean speech in a window ge
 MAX_EMBED_SECONDS = 2.0  # clean speech embedded per local speaker and window, at most (4 s: same tuning DER, +20 % CPU)
 #: Average-linkage cut on cosine distance between CAM++ embeddings (1 - cosine similarity).
 CLUSTER_THRESHOLD = 0.6
+CLUSTER_BLOCK = 2000  # embeddings clustered at once (about two hours of a broadcast); a longer recording's in two stages
 MIN_CLUSTER_SECONDS = 3.0  # speech of a smaller cluster goes to the nearest larger one
 MERGE_GAP_SECONDS = 0.3  # a speaker's turns this close are one turn
 MIN_TURN_SECONDS = 0.2  # a piece of a turn left shorter than this by music, applause or laughter is dropped

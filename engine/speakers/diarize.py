@@ -12,7 +12,8 @@
    turns closer than 0.3 s are joined.
 
 Audio is held one window batch at a time, so memory does not grow with the
-recording's length except for one 192-d embedding per local speaker and window.
+recording's length except for one 192-d embedding per local speaker and window,
+and the clustering's distances are held for at most ``config.CLUSTER_BLOCK`` of them.
 """
 
 from __future__ import annotations
@@ -244,18 +245,25 @@ def _blas() -> ThreadpoolController:
     return _BLAS
 
 
-def cluster(embeddings: np.ndarray, weights: np.ndarray, *, n_speakers: int | None, threshold: float) -> np.ndarray:
+def cluster(
+    embeddings: np.ndarray, weights: np.ndarray, *, n_speakers: int | None, threshold: float,
+    block: int = config.CLUSTER_BLOCK,
+) -> np.ndarray:  # fmt: skip
     """Cluster labels (0-based, by first appearance) of (n, 192) embeddings with speech ``weights`` in seconds.
 
     Average linkage on cosine distance cut at ``threshold`` (or into ``n_speakers``);
     clusters under ``MIN_CLUSTER_SECONDS`` of speech then join the nearest larger cluster's centroid.
+    More than ``block`` embeddings (a recording of about two hours) are clustered in two stages, so
+    memory stays that of ``block`` (the linkage holds two float64 copies of the n(n-1)/2 distances):
+    each run of ``block`` consecutive embeddings is cut at ``threshold``, then the centroids of those
+    clusters, weighted by their speech, are clustered as above.
     """
     n = embeddings.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    if n == 1:
-        return np.zeros(1, dtype=np.int64)
+    if n <= 1:
+        return np.zeros(n, dtype=np.int64)
     unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-9)
+    if n > block:
+        return _cluster_in_blocks(unit, weights, n_speakers=n_speakers, threshold=threshold, block=block)
     tree = linkage(unit, method="average", metric="cosine")
     if n_speakers is not None:
         labels = fcluster(tree, t=min(n_speakers, n), criterion="maxclust")
@@ -267,6 +275,32 @@ def cluster(embeddings: np.ndarray, weights: np.ndarray, *, n_speakers: int | No
         centroids = np.stack([unit[labels == c].mean(axis=0) for c in large])
         for i in np.flatnonzero(~np.isin(labels, large)):
             labels[i] = large[int(np.argmax(centroids @ unit[i]))]
+    return _by_first_appearance(labels)
+
+
+def _cluster_in_blocks(unit: np.ndarray, weights: np.ndarray, *, n_speakers: int | None, threshold: float,
+                       block: int) -> np.ndarray:  # fmt: skip
+    """:func:`cluster`'s two stages for more than ``block`` unit embeddings, shape (n, 192)."""
+    group = np.empty(unit.shape[0], dtype=np.int64)
+    centroids: list[np.ndarray] = []
+    speech: list[float] = []
+    for start in range(0, unit.shape[0], block):
+        part = slice(start, start + block)
+        tree = linkage(unit[part], method="average", metric="cosine") if unit[part].shape[0] > 1 else None
+        local = fcluster(tree, t=threshold, criterion="distance") if tree is not None else np.ones(1, dtype=np.int64)
+        for c in np.unique(local):
+            members = np.flatnonzero(local == c) + start
+            group[members] = len(centroids)
+            centroids.append(unit[members].mean(axis=0))
+            speech.append(float(weights[members].sum()))
+    # Stages repeat while they shrink the set; embeddings that no cut joins (noise) are clustered at once
+    again = block if len(centroids) < unit.shape[0] else len(centroids)
+    top = cluster(np.stack(centroids), np.array(speech), n_speakers=n_speakers, threshold=threshold, block=again)
+    return _by_first_appearance(top[group])
+
+
+def _by_first_appearance(labels: np.ndarray) -> np.ndarray:
+    """``labels`` renumbered 0, 1, ... in order of first appearance, int64."""
     order = {c: k for k, c in enumerate(dict.fromkeys(labels.tolist()))}
     return np.array([order[c] for c in labels.tolist()], dtype=np.int64)
 

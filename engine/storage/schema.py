@@ -6,10 +6,12 @@ Never edit a migration that has shipped: add a new one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:  # a store that opens an up-to-date index applies no migration and never imports sqlite-utils
+    import sqlite_utils
 
-Migration = tuple[str, Callable[[sqlite_utils.Database], None]]
+Migration = tuple[str, Callable[["sqlite_utils.Database"], None]]
 
 
 def _initial(db: sqlite_utils.Database) -> None:

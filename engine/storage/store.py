@@ -21,9 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.errors import (
     IndexDamaged,
@@ -37,6 +35,9 @@ from engine.errors import (
 from engine.numtext import whole_number
 from engine.paths import cache_dir
 from engine.storage.schema import MIGRATIONS
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA_VERSION = len(MIGRATIONS)
 #: ``PRAGMA application_id`` of an Earshot index: "Ears" in ASCII, so ``file`` and other tools can tell it apart.
@@ -166,7 +167,11 @@ CHECKED_FILE = "index-checks.json"
 
 
 def _file_stamp(path: str) -> tuple[str, str] | None:
-    """(resolved path, "size:mtime_ns" of the file and of its WAL), or None for memory or a missing file."""
+    """(resolved path, "size:mtime_ns" of the file and of its WAL), or None for memory or a missing file.
+
+    An empty WAL holds no pages and is left out: a program that merely has the index open (the app, another
+    search) creates one, and the index is then its main file alone, as before.
+    """
     if path == ":memory:":
         return None
     try:
@@ -174,7 +179,8 @@ def _file_stamp(path: str) -> tuple[str, str] | None:
         for name in (path, path + "-wal"):
             with contextlib.suppress(FileNotFoundError):
                 st = os.stat(name)
-                parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+                if st.st_size or name == path:
+                    parts.append(f"{st.st_size}:{st.st_mtime_ns}")
         return (str(Path(path).resolve()), "/".join(parts)) if parts else None
     except OSError:
         return None
@@ -241,7 +247,7 @@ class Store:
         self._savepoints = 0  # depth of nested atomic() blocks
         try:
             if readonly:
-                self.db = sqlite_utils.Database(_connect_read_only(self.path))
+                self._conn = _prepared(_connect_read_only(self.path))
                 self._check_integrity()
                 self._check_identity(writing=False)
                 return
@@ -251,12 +257,12 @@ class Store:
                     raise IndexReadOnly(f"{self.path}: {READ_ONLY}")
             conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=True)
             conn.execute("PRAGMA busy_timeout = 30000")
-            self.db = sqlite_utils.Database(conn)
+            self._conn = _prepared(conn)
             self._check_integrity()
             self._check_identity(writing=True)  # before WAL mode or a migration changes the file
-            if self.path != ":memory:":
+            if self.path != ":memory:" and self.journal_mode() != "wal":
                 self.db.enable_wal()
-            self.db.execute("PRAGMA foreign_keys = ON")
+            self.conn.execute("PRAGMA foreign_keys = ON")
             self._migrate()
             self._stamp_identity()
         except sqlite3.Error as exc:
@@ -304,6 +310,9 @@ class Store:
         if writing and (version > SCHEMA_VERSION or not set(applied) <= {name for name, _ in MIGRATIONS}):
             raise IndexTooNew(f"{self.path}: {TOO_NEW.format(version=version, known=SCHEMA_VERSION)}")
 
+    def _has_table(self, name: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).fetchone() is not None
+
     def _applied_migrations(self) -> list[str]:
         return [str(r[0]) for r in self.conn.execute("SELECT name FROM migrations")]
 
@@ -321,7 +330,21 @@ class Store:
 
     @property
     def conn(self) -> sqlite3.Connection:
-        return self.db.conn
+        return self._conn
+
+    @functools.cached_property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils over the same connection, for migrations and writes; made on first use, since
+        importing sqlite-utils (and its plugins) costs a command-line search a tenth of a second of CPU."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self._conn)
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """The rows of a SELECT as dicts keyed by column name (reads need no sqlite-utils)."""
+        cursor = self.conn.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
 
     def close(self) -> None:
         self.conn.close()
@@ -377,6 +400,10 @@ class Store:
             self._savepoints -= 1
 
     def _migrate(self) -> None:
+        """Apply the migrations the file lacks, each under the write lock; an index that has them all is
+        only read (a search opening it takes no lock and writes nothing)."""
+        if self._has_table("migrations") and {name for name, _ in MIGRATIONS} <= set(self._applied_migrations()):
+            return
         self.conn.execute(
             "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
         )
@@ -419,7 +446,7 @@ class Store:
         decides (default: a job is stale if its process no longer exists).
         """
         alive = pid_alive or _pid_alive
-        rows = [dict(r) for r in self.db.query("SELECT * FROM jobs WHERE status = 'running'")]
+        rows = self._rows("SELECT * FROM jobs WHERE status = 'running'")
         stale = [r for r in rows if not alive(int(r.get("pid") or 0))]
         for r in stale:
             r["still_indexed"] = self.recording_by_path(str(r["path"])) is not None
@@ -449,14 +476,14 @@ class Store:
             params.append(status)
         sql += " ORDER BY id DESC LIMIT ?"
         params.append(limit)
-        return [dict(r) for r in self.db.query(sql, params)]
+        return self._rows(sql, params)
 
     def latest_ingest_jobs(self) -> list[dict[str, Any]]:
         """The newest ingest job of each path: path, status, message, ended (unix time it ended or began)."""
-        return [dict(r) for r in self.db.query(
+        return self._rows(
             "SELECT path, status, message, coalesce(finished_at, started_at) AS ended FROM jobs"
             " WHERE id IN (SELECT max(id) FROM jobs WHERE kind = 'ingest' GROUP BY path)"
-        )]
+        )
 
     def forget_ingest_jobs(self, path: str, statuses: Sequence[str]) -> None:
         """Delete a path's ingest job rows in the given states (e.g. failed ones the user dismissed)."""
@@ -469,12 +496,12 @@ class Store:
     # -- recordings ---------------------------------------------------------
 
     def recording_by_path(self, path: str) -> dict[str, Any] | None:
-        rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [db_text(path)]))
+        rows = self._rows("SELECT * FROM recordings WHERE path = ?", [db_text(path)])
         return dict(rows[0]) if rows else None
 
     def recording_by_hash(self, content_hash: str) -> dict[str, Any] | None:
         """The first recording indexed with this content, or None."""
-        rows = list(self.db.query("SELECT * FROM recordings WHERE content_hash = ? ORDER BY id LIMIT 1", [content_hash]))
+        rows = self._rows("SELECT * FROM recordings WHERE content_hash = ? ORDER BY id LIMIT 1", [content_hash])
         return dict(rows[0]) if rows else None
 
     def move_recording(self, rec_id: int, path: str) -> None:
@@ -487,14 +514,14 @@ class Store:
         """A recording by id, by path, or by a unique name prefix."""
         text = str(ref)
         if (rec_id := whole_number(text)) is not None:
-            rows = list(self.db.query("SELECT * FROM recordings WHERE id = ?", [rec_id]))
+            rows = self._rows("SELECT * FROM recordings WHERE id = ?", [rec_id])
         else:
-            rows = list(self.db.query("SELECT * FROM recordings WHERE path = ?", [db_text(str(Path(text).absolute()))]))
+            rows = self._rows("SELECT * FROM recordings WHERE path = ?", [db_text(str(Path(text).absolute()))])
             text = db_text(text)
             if not rows:
-                rows = list(self.db.query("SELECT * FROM recordings WHERE name = ?", [text]))
+                rows = self._rows("SELECT * FROM recordings WHERE name = ?", [text])
             if not rows:
-                rows = list(self.db.query("SELECT * FROM recordings WHERE name LIKE ? ESCAPE '\\'", [_like_prefix(text)]))
+                rows = self._rows("SELECT * FROM recordings WHERE name LIKE ? ESCAPE '\\'", [_like_prefix(text)])
         if not rows:
             raise NotFoundError(f"{text}: no such recording in the index (see 'earshot list')")
         if len(rows) > 1:
@@ -505,7 +532,7 @@ class Store:
     def recordings(self, *, order_by: str = "id") -> list[dict[str, Any]]:
         if order_by not in {"id", "name", "duration", "ingested_at"}:
             raise StorageError(f"cannot order recordings by {order_by!r}")
-        return [dict(r) for r in self.db.query(f"SELECT * FROM recordings ORDER BY {order_by}")]
+        return self._rows(f"SELECT * FROM recordings ORDER BY {order_by}")
 
     def save_recording(self, rec: NewRecording, *, then: Callable[[int], object] | None = None) -> int:
         """Write a finished transcript; replaces any recording at the same path.
@@ -613,34 +640,34 @@ class Store:
 
     def speakers(self, rec_id: int) -> list[dict[str, Any]]:
         """A recording's speakers by label: label, name, seconds (talk time), turns (count), words (count)."""
-        return [dict(r) for r in self.db.query(
+        return self._rows(
             "SELECT s.label, s.name, s.seconds,"
             " (SELECT count(*) FROM turns t WHERE t.recording_id = s.recording_id AND t.speaker = s.label) AS turns,"
             " (SELECT count(*) FROM words w WHERE w.recording_id = s.recording_id AND w.speaker = s.label) AS words"
-            " FROM speakers s WHERE s.recording_id = ? ORDER BY s.label", [rec_id])]
+            " FROM speakers s WHERE s.recording_id = ? ORDER BY s.label", [rec_id])
 
     def speaker_centroids(self, rec_id: int) -> dict[int, bytes]:
         """Each speaker's stored centroid embedding (float32 bytes) by label; speakers without one are left out."""
-        return {int(r["label"]): bytes(r["centroid"]) for r in self.db.query(
+        return {int(r["label"]): bytes(r["centroid"]) for r in self._rows(
             "SELECT label, centroid FROM speakers WHERE recording_id = ? AND centroid IS NOT NULL", [rec_id])}
 
     def speaker_profiles(self, *, exclude_recording: int | None = None) -> list[dict[str, Any]]:
         """Every speaker with a centroid in the library, but those of ``exclude_recording``: recording_id,
         title (the recording's name), path, label, name, seconds (talk time), first (start of the first turn,
         seconds; None without turns) and centroid (float32 bytes); by recording id, then label."""
-        return [dict(r) for r in self.db.query(
+        return self._rows(
             "SELECT s.recording_id, r.name AS title, r.path, s.label, s.name, s.seconds, s.centroid,"
             " (SELECT min(t.start) FROM turns t WHERE t.recording_id = s.recording_id AND t.speaker = s.label) AS first"
             " FROM speakers s JOIN recordings r ON r.id = s.recording_id"
             " WHERE s.centroid IS NOT NULL AND s.recording_id IS NOT ?"
-            " ORDER BY s.recording_id, s.label", [exclude_recording])]
+            " ORDER BY s.recording_id, s.label", [exclude_recording])
 
     def turns(self, rec_id: int) -> list[dict[str, Any]]:
         """A recording's turns in time order: speaker (label), name, start, end (seconds)."""
-        return [dict(r) for r in self.db.query(
+        return self._rows(
             "SELECT t.speaker, s.name, t.start, t.end FROM turns t JOIN speakers s"
             " ON s.recording_id = t.recording_id AND s.label = t.speaker"
-            " WHERE t.recording_id = ? ORDER BY t.start, t.speaker", [rec_id])]
+            " WHERE t.recording_id = ? ORDER BY t.start, t.speaker", [rec_id])
 
     def speaker_label(self, rec_id: int, ref: str) -> int:
         """The label of the speaker ``ref`` names: "S2", "2" or its current name (case-insensitive).
@@ -672,7 +699,7 @@ class Store:
         (the two centroids averaged by talk time); ``drop`` is gone."""
         if keep == drop:
             raise StorageError(f"S{keep}: cannot merge a speaker with itself")
-        rows = {int(r["label"]): r for r in self.db.query(
+        rows = {int(r["label"]): r for r in self._rows(
             "SELECT label, seconds, centroid FROM speakers WHERE recording_id = ? AND label IN (?, ?)",
             [rec_id, keep, drop])}
         voice = _merged_centroid(*((rows[k]["centroid"], float(rows[k]["seconds"])) if k in rows else (None, 0.0)
@@ -689,7 +716,7 @@ class Store:
 
     def speaker_names(self, limit: int = 500) -> list[str]:
         """The library's speaker names, most talk time first (one entry per name, case as first stored)."""
-        return [r["name"] for r in self.db.query(
+        return [r["name"] for r in self._rows(
             "SELECT min(name) AS name, sum(seconds) AS total FROM speakers GROUP BY lower(name)"
             " ORDER BY total DESC, name LIMIT ?", [limit])]
 
@@ -725,27 +752,27 @@ class Store:
         if types:
             sql += f" AND type IN ({', '.join('?' * len(types))})"
             params += list(types)
-        return [dict(r) for r in self.db.query(sql + " ORDER BY start, type", params)]
+        return self._rows(sql + " ORDER BY start, type", params)
 
     def stories(self, rec_id: int) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.query(
+        return self._rows(
             "SELECT idx, first_word, last_word, start, end, confidence, kind FROM stories WHERE recording_id = ?"
             " ORDER BY idx",
-            [rec_id])]
+            [rec_id])
 
     def entities(self, rec_id: int) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.query(
+        return self._rows(
             "SELECT type, text, first_word, last_word, start, end, score FROM entities WHERE recording_id = ?"
-            " ORDER BY first_word", [rec_id])]
+            " ORDER BY first_word", [rec_id])
 
     def event_types(self) -> list[str]:
         """Every event type in the library, sorted."""
-        return [r["type"] for r in self.db.query("SELECT DISTINCT type FROM events ORDER BY type")]
+        return [r["type"] for r in self._rows("SELECT DISTINCT type FROM events ORDER BY type")]
 
     def entity_names(self, limit: int = 500) -> list[str]:
         """The ``limit`` most mentioned entity names, most frequent first."""
         sql = "SELECT text, count(*) AS n FROM entities GROUP BY text ORDER BY n DESC, text LIMIT ?"
-        return [r["text"] for r in self.db.query(sql, [limit])]
+        return [r["text"] for r in self._rows(sql, [limit])]
 
     def remove_recording(self, ref: str | int) -> dict[str, Any]:
         rec = self.recording(ref)
@@ -762,7 +789,7 @@ class Store:
         ``speaker`` is the label of its speaker (NULL: none)."""
         return [
             dict(r)
-            for r in self.db.query(
+            for r in self._rows(
                 "SELECT idx, start, end, conf, text, x_duration, transcribed, display, speaker FROM words"
                 " WHERE recording_id = ? ORDER BY idx",
                 [rec_id],
@@ -772,14 +799,14 @@ class Store:
     def words_between(self, rec_id: int, start: float, end: float) -> list[dict[str, Any]]:
         """The words of a recording that start between ``start`` and ``end`` seconds, in order, as
         :meth:`words` gives them (a few rows, not the whole transcript)."""
-        return [dict(r) for r in self.db.query(
+        return self._rows(
             "SELECT idx, start, end, conf, text, x_duration, transcribed, display, speaker FROM words"
-            " WHERE recording_id = ? AND start BETWEEN ? AND ? ORDER BY idx", [rec_id, start, end])]
+            " WHERE recording_id = ? AND start BETWEEN ? AND ? ORDER BY idx", [rec_id, start, end])
 
     def segments(self, rec_id: int) -> list[dict[str, Any]]:
         return [
             dict(r)
-            for r in self.db.query("SELECT * FROM segments WHERE recording_id = ? ORDER BY idx", [rec_id])
+            for r in self._rows("SELECT * FROM segments WHERE recording_id = ? ORDER BY idx", [rec_id])
         ]
 
     def filtered_spans(self, *, event_type: str | None = None, entity: str | None = None,
@@ -822,7 +849,7 @@ class Store:
                    f" FROM stories x JOIN recordings r ON r.id = x.recording_id WHERE 1 = 1{where}")
         else:
             return []
-        return [dict(r) for r in self.db.query(sql + " ORDER BY r.name, x.start LIMIT ?", [*params, limit])]
+        return self._rows(sql + " ORDER BY r.name, x.start LIMIT ?", [*params, limit])
 
     def counts(self) -> dict[str, int]:
         tables = ("recordings", "words", "segments", "events", "stories", "entities", "speakers", "turns", "passages",
@@ -869,6 +896,13 @@ def db_text(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return text
+
+
+def _prepared(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """``conn`` with the settings sqlite-utils gives a connection it wraps (recursive triggers), so
+    statements behave alike before and after :attr:`Store.db` is first used."""
+    conn.execute("PRAGMA recursive_triggers = ON")
+    return conn
 
 
 def _connect_read_only(path: str) -> sqlite3.Connection:

@@ -13,6 +13,7 @@ from engine.detect.frames import (
     mask_spans,
     moving_mean,
     smooth_hangover,
+    window_stats_at,
 )
 from engine.detect.kernels import _syllable_nuclei_kernel, _x_duration_kernel
 from engine.detect.rate import syllable_nuclei
@@ -153,6 +154,22 @@ def test_moving_mean_matches_a_loop(n, width):
             total = ww[a:b].sum()
             want[i] = (x[a:b] * ww[a:b]).sum() / total if total > 1e-12 else 0.0
         np.testing.assert_allclose(moving_mean(x, width=width, weights=weights), want, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 12, 120])
+@pytest.mark.parametrize("n", [1, 5, 1_999])
+def test_window_stats_at_some_frames_are_the_moving_means_numbers(n, width):
+    rng = np.random.default_rng(n + width)
+    x = rng.normal(size=n) * 30 + 40
+    at = np.arange(0, n, 10)
+    mean, std = window_stats_at(x, width, at)
+    full = moving_mean(x, width=width)
+    np.testing.assert_array_equal(mean, full[at])  # the same sums and divisions: not close, equal
+    np.testing.assert_array_equal(std, np.sqrt(np.maximum(moving_mean(x * x, width=width) - full * full, 0.0))[at])
+    for k, i in enumerate(at):  # and what they mean
+        window = x[max(0, i - width // 2) : i - width // 2 + width]
+        assert mean[k] == pytest.approx(window.mean(), abs=1e-6)
+        assert std[k] == pytest.approx(window.std(), abs=1e-2)  # a difference of running sums: a deviation of 0 reads ~1e-6
 
 
 def test_mask_spans():

@@ -81,3 +81,9 @@ def cohesion_drop(term_id, term_word, n, core, words, topic_terms=()):
             continue
         out[j] = float(not any(terms_at[w] & vocab for w in stretch))
     return out
+
+
+def ends_with_cue(words, cues, within):
+    """Whether a cue (a tuple of words) occurs in ``words`` ending at most ``within`` words before their end."""
+    return any(words[i : i + len(c)] == list(c) and len(words) - (i + len(c)) <= within
+               for c in cues for i in range(len(words) - len(c) + 1))

@@ -10,7 +10,7 @@ from engine.evaluate.der import Turn, diarization_error
 from engine.jobs import JobReport
 from engine.speakers import config
 from engine.speakers.campplus import CamPlusPlus
-from engine.speakers.diarize import SR, STEP, WINDOW, Diarizer, _windows, cluster
+from engine.speakers.diarize import SR, STEP, WINDOW, Diarizer, _by_first_appearance, _windows, cluster
 from engine.speakers.segmentation import Segmentation
 
 
@@ -47,6 +47,30 @@ def test_a_cluster_with_too_little_speech_joins_the_nearest_large_one(rng: np.ra
     embeddings = np.stack([a, a, a, b])
     labels = cluster(embeddings, np.array([5.0, 5.0, 5.0, 0.5]), n_speakers=None, threshold=0.3)
     assert labels.tolist() == [0, 0, 0, 0]
+
+
+def _voices(rng: np.random.Generator, n: int, speakers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` noisy embeddings of ``speakers`` voices in turns of 1-40 windows: (embeddings, weights, who)."""
+    centres = rng.standard_normal((speakers, 192))
+    who = np.concatenate([np.full(rng.integers(1, 40), rng.integers(speakers)) for _ in range(n)])[:n]
+    return centres[who] + 0.9 * rng.standard_normal((n, 192)), rng.uniform(0.5, 5.0, n), who
+
+
+@pytest.mark.parametrize("n_speakers", [None, 4])
+def test_a_long_recording_clusters_in_blocks_as_it_would_at_once(rng: np.random.Generator, n_speakers: int | None) -> None:
+    embeddings, weights, who = _voices(rng, 1_500, speakers=9)
+    at_once = cluster(embeddings, weights, n_speakers=n_speakers, threshold=config.CLUSTER_THRESHOLD)
+    in_blocks = cluster(embeddings, weights, n_speakers=n_speakers, threshold=config.CLUSTER_THRESHOLD, block=200)
+    if n_speakers is None:  # the voices are far apart: both find them exactly
+        assert len(set(at_once.tolist())) == 9
+        np.testing.assert_array_equal(at_once, _by_first_appearance(who))
+    np.testing.assert_array_equal(in_blocks, at_once)
+
+
+def test_embeddings_no_cut_joins_are_clustered_at_once(rng: np.random.Generator) -> None:
+    noise = rng.standard_normal((300, 192))
+    labels = cluster(noise, np.ones(300), n_speakers=None, threshold=0.2, block=50)
+    np.testing.assert_array_equal(labels, cluster(noise, np.ones(300), n_speakers=None, threshold=0.2))
 
 
 @pytest.fixture(scope="module")

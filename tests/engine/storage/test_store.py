@@ -40,6 +40,20 @@ def test_reopening_applies_no_migration_twice(tmp_path: Path) -> None:
     assert s.schema_version() == len(MIGRATIONS)
 
 
+def test_an_up_to_date_index_opens_while_another_connection_holds_the_write_lock(tmp_path: Path) -> None:
+    """An index with every migration is only read when opened: a search does not wait for an ingest's write."""
+    db = tmp_path / "lib.sqlite"
+    Store(db).close()
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with Store.for_reading(db) as store:
+            assert store.schema_version() == len(MIGRATIONS)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
 def test_save_and_read_back(store: Store) -> None:
     rid = store.save_recording(_recording("/r/a.wav", "the mayor opened the new bridge over the river today"))
     rec = store.recording(rid)
@@ -272,6 +286,8 @@ def test_a_sound_index_is_checked_once_until_it_changes(tmp_path, monkeypatch) -
     checked = len(calls)
     Store(db).close()
     Store.for_reading(db).close()
+    with Store(db):  # another program has the index open: its WAL exists, empty
+        Store.for_reading(db).close()
     assert len(calls) == checked, "an unchanged index was checked again"
     data = bytearray(db.read_bytes())
     data[100:4096] = b"\xff" * (4096 - 100)  # garbage after the header, in the schema page
