@@ -264,11 +264,7 @@ def cluster(
     unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-9)
     if n > block:
         return _cluster_in_blocks(unit, weights, n_speakers=n_speakers, threshold=threshold, block=block)
-    tree = linkage(unit, method="average", metric="cosine")
-    if n_speakers is not None:
-        labels = fcluster(tree, t=min(n_speakers, n), criterion="maxclust")
-    else:
-        labels = fcluster(tree, t=threshold, criterion="distance")
+    labels = _cut(unit, threshold=threshold, n_speakers=n_speakers)
     sizes = {c: float(weights[labels == c].sum()) for c in np.unique(labels)}
     large = [c for c, s in sizes.items() if s >= config.MIN_CLUSTER_SECONDS]
     if large and len(large) < len(sizes) and n_speakers is None:
@@ -286,8 +282,7 @@ def _cluster_in_blocks(unit: np.ndarray, weights: np.ndarray, *, n_speakers: int
     speech: list[float] = []
     for start in range(0, unit.shape[0], block):
         part = slice(start, start + block)
-        tree = linkage(unit[part], method="average", metric="cosine") if unit[part].shape[0] > 1 else None
-        local = fcluster(tree, t=threshold, criterion="distance") if tree is not None else np.ones(1, dtype=np.int64)
+        local = _cut(unit[part], threshold=threshold)
         for c in np.unique(local):
             members = np.flatnonzero(local == c) + start
             group[members] = len(centroids)
@@ -297,6 +292,17 @@ def _cluster_in_blocks(unit: np.ndarray, weights: np.ndarray, *, n_speakers: int
     again = block if len(centroids) < unit.shape[0] else len(centroids)
     top = cluster(np.stack(centroids), np.array(speech), n_speakers=n_speakers, threshold=threshold, block=again)
     return _by_first_appearance(top[group])
+
+
+def _cut(unit: np.ndarray, *, threshold: float, n_speakers: int | None = None) -> np.ndarray:
+    """fcluster labels (1-based) of (n, 192) unit embeddings: average linkage on cosine distance cut at
+    ``threshold``, or into ``n_speakers``; one embedding is one cluster."""
+    if unit.shape[0] < 2:
+        return np.ones(unit.shape[0], dtype=np.int64)
+    tree = linkage(unit, method="average", metric="cosine")
+    if n_speakers is not None:
+        return fcluster(tree, t=min(n_speakers, unit.shape[0]), criterion="maxclust")
+    return fcluster(tree, t=threshold, criterion="distance")
 
 
 def _by_first_appearance(labels: np.ndarray) -> np.ndarray:
