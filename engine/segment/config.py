@@ -33,6 +33,17 @@ TRIGGER_REGIONS = {"first": 0, "second": 1, "last": -1, "next_to_last": -2}
 #: Without tying, a feature whose background differs by genre (talk show versus
 #: news) adds a small bias at every word of a story, which swamps the boundary.
 X_DURATION_OWN_STATES = 1
+
+#: X-DURATION reads a silence no longer than this (seconds) as no pause at all. Caption times
+#: put the words of one row end to start (gap 0) and the rows a few frames apart (0.133 s), and
+#: a recogniser's word times move by tens of milliseconds; with bin edges among those values
+#: (0 and 0.135 s) the stories changed when every word end moved by 0.01 s. 0.25 s lies above
+#: the caption row gap moved by 0.05 s either way, and is the shortest silence that studies of
+#: speech pauses count as a pause (Goldman-Eisler's 250 ms).
+X_DURATION_FLOOR_SECONDS = 0.25
+#: X-DURATION keeps this many decimals of a second (milliseconds, the resolution of caption times),
+#: so that float noise of interpolated word times does not make one gap look like many distinct values.
+X_DURATION_DECIMALS = 3
 TRIGGER_OWN_STATES = 2
 
 #: COHER-k's buffer lies wholly inside the current story from state offset + buffer on

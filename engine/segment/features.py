@@ -215,17 +215,27 @@ class Trigger:
 
 @dataclass(frozen=True)
 class XDuration:
-    """X-DURATION: untranscribed time before the word, in seconds (0 when times are unknown)."""
+    """X-DURATION: untranscribed time before the word, in seconds (0 when times are unknown).
+
+    Times are kept to the millisecond (``config.X_DURATION_DECIMALS``), and a time no longer than
+    ``floor_seconds`` reads as 0 (no pause), so that timing noise of a few hundredths of a second
+    cannot move a word across the bin edge between "no pause" and "pause" (see
+    ``config.X_DURATION_FLOOR_SECONDS``); models saved before the floor existed read 0 and raw times.
+    """
 
     name: str = "x_duration"
     group: str = "x_duration"
     own_states: int | None = config.X_DURATION_OWN_STATES
+    floor_seconds: float = config.X_DURATION_FLOOR_SECONDS
 
     def word_tables(self, stats: WordStatistics) -> dict[str, np.ndarray]:
         return {}
 
     def values(self, data: FeatureInput, tables: Mapping[str, np.ndarray]) -> np.ndarray:
-        return data.x_duration
+        if not self.floor_seconds:  # a model saved before the floor: raw times, as it was trained
+            return data.x_duration
+        seconds = np.round(data.x_duration, config.X_DURATION_DECIMALS)
+        return np.where(seconds > self.floor_seconds, seconds, 0.0)
 
 
 @dataclass(frozen=True)

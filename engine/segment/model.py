@@ -12,7 +12,7 @@ import json
 import logging
 import zipfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,7 @@ from engine.segment import config, estimate
 from engine.segment.features import (
     FEATURES_BY_NAME,
     Vocabulary,
+    XDuration,
     feature_matrix,
     x_duration_of,
 )
@@ -143,6 +144,7 @@ class SegmentationModel:
             "hyper": asdict(self.hyper),
             "length_tail": self.length_tail,
             "length_tail_excess": self.length_tail_excess,
+            "x_duration_floor_seconds": x_duration_floor(self.features),
             "info": self.info,
         }
         arrays: dict[str, np.ndarray] = {
@@ -188,7 +190,7 @@ class SegmentationModel:
         words = str(data["vocabulary"])
         n_features = len(header["features"])
         return cls(
-            features=tuple(FEATURES_BY_NAME[n] for n in header["features"]),
+            features=features_from_header(header),
             vocabulary=Vocabulary(words.split("\n") if words else []),
             word_tables={k[6:]: v.astype(np.float64) for k, v in data.items() if k.startswith("table/")},
             bin_edges=[data[f"edges/{j}"] for j in range(n_features)],
@@ -204,6 +206,18 @@ class SegmentationModel:
             hyper=Hyperparameters(**header["hyper"]),
             info=header.get("info", {}),
         )
+
+
+def x_duration_floor(features: Sequence) -> float | None:
+    """The X-DURATION floor (seconds) of a model's features, None without X-DURATION."""
+    return next((float(f.floor_seconds) for f in features if isinstance(f, XDuration)), None)
+
+
+def features_from_header(header: dict) -> tuple:
+    """A saved model's features by name; X-DURATION with the floor it was trained with (0 before floors)."""
+    floor = header.get("x_duration_floor_seconds") or 0.0
+    return tuple(replace(FEATURES_BY_NAME[n], floor_seconds=float(floor)) if n == XDuration.name
+                 else FEATURES_BY_NAME[n] for n in header["features"])
 
 
 def weighted(log_emission: np.ndarray, features: Sequence, hyper: Hyperparameters) -> np.ndarray:

@@ -62,6 +62,17 @@ def test_bins_put_zero_alone_and_split_distinct_values():
     np.testing.assert_array_equal(estimate.apply_bins(values, edges), [0, 0, 1, 1, 1, 1, 2, 2])
 
 
+def test_bin_edges_lie_halfway_between_training_values():
+    """A cut never sits on a value seen in training (the median of 1, 2, 3 is 2: the cut goes to 2.5),
+    so a value moved by less than half the distance to its neighbour keeps its bin."""
+    values = np.array([0.0, 1.0, 2.0, 2.0, 3.0])
+    edges = estimate.bin_edges(values, n_bins=3)
+    np.testing.assert_allclose(edges, [2.5])
+    positive = values[1:]
+    np.testing.assert_array_equal(estimate.apply_bins(positive + 0.4, edges), estimate.apply_bins(positive, edges))
+    assert estimate.bin_edges(np.array([0.0, 2.0, 2.0]), n_bins=4).size == 0  # one distinct value: one bin
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
