@@ -49,10 +49,6 @@ WHISPER_CHUNK_SECONDS = 120.0
 #: thread beside recognition (int16: 32 KB per second): a chunk and some, so that taking a chunk's
 #: blocks seldom waits for them.
 SIDE_QUEUE_SECONDS = WHISPER_CHUNK_SECONDS + 30.0
-#: Nice steps the thread beside recognition (detectors, diarizer) takes below the recogniser's on Linux:
-#: when every core is busy, Whisper's threads run first and the side work fills their gaps, instead of
-#: slowing the decoder that sets the file's wall time. 0 leaves the thread as it is.
-SIDE_THREAD_NICENESS = 10
 WHISPER_CUT_WINDOW_SECONDS = 8.0
 #: Beam width of Whisper's decoder (1: greedy).
 WHISPER_BEAM_SIZE = 5

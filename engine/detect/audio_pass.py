@@ -8,9 +8,7 @@ come from a caption file, only needs the extractor (:func:`recording_detections`
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -182,7 +180,6 @@ class _SideFeeder:
         self._thread.start()
 
     def _run(self) -> None:
-        yield_to_recognition()
         while True:
             block = self._queue.get()
             if self._stop.is_set():
@@ -232,20 +229,6 @@ class _SideFeeder:
         self.waited += time.perf_counter() - t0
         if raise_error and self._error is not None:
             raise self._error
-
-
-def yield_to_recognition(steps: int = config.SIDE_THREAD_NICENESS) -> bool:
-    """Lower the calling thread's scheduling priority by ``steps`` nice values (Linux, where a thread has a
-    nice value of its own; at most 19). True when it was lowered; elsewhere, or when the system refuses,
-    nothing changes."""
-    if steps <= 0 or not sys.platform.startswith("linux"):
-        return False
-    try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + steps))
-    except OSError:
-        return False
-    return True
 
 
 def recording_detections(

@@ -4,7 +4,6 @@ every block in order, errors handed to the consumer, nothing left running when a
 from __future__ import annotations
 
 import dataclasses
-import sys
 import threading
 from pathlib import Path
 
@@ -86,26 +85,3 @@ def test_a_stream_dropped_midway_leaves_no_thread(librivox: dict[Path, str]) -> 
     feeding.close()  # type: ignore[attr-defined]
     assert not _side_threads()
     assert len(listener.blocks) <= 4
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
-def test_the_side_thread_gives_way_to_recognition(librivox: dict[Path, str]) -> None:
-    """The detectors' thread runs config.SIDE_THREAD_NICENESS nice steps below the consumer's thread, which
-    keeps its own priority."""
-    import os
-
-    from engine import config
-
-    class Niceness(Heard):
-        def feed(self, block: np.ndarray) -> None:
-            self.nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-            super().feed(block)
-
-    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    listener = Niceness()
-    feeding = _feeding(sorted(librivox)[0], beside=True, listener=listener)
-    for _ in feeding:
-        pass
-    feeding.finish_beside()
-    assert listener.blocks and listener.nice == min(19, mine + config.SIDE_THREAD_NICENESS) > mine
-    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
