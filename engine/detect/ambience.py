@@ -23,7 +23,7 @@ import numpy as np
 import scipy.ndimage
 
 from engine.detect import config
-from engine.detect.descriptors import SEGMENT_SECONDS, audioset_logits_per_segment
+from engine.detect.descriptors import SEGMENT_SECONDS, audioset_logits_per_segment, segment_count
 from engine.detect.events import Event, events_from_mask
 from engine.detect.features import FrameFeatures
 from engine.detect.frames import active_frames, close_and_prune, frames_of
@@ -59,7 +59,7 @@ def ambience_classes() -> tuple[str, ...]:
 def best_logits(features: FrameFeatures, groups: Sequence[tuple[str, ...]]) -> np.ndarray:
     """Per 0.1 s segment and group, the largest logit of the group's AudioSet classes, median filtered over
     ``MEDIAN_SECONDS``; float64 shape ``(n_segments, len(groups))``."""
-    n = len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))
+    n = segment_count(features)
     out = np.full((n, len(groups)), -np.inf) if groups else np.zeros((0, 0))
     for g, group in enumerate(groups):  # a class at a time: a group of 40 classes is not held as 40 columns
         for name in group:

@@ -37,6 +37,7 @@ from engine.detect.descriptors import (
     audioset_logits_per_segment,
     descriptor_rows,
     descriptor_size,
+    segment_count,
 )
 from engine.detect.events import Event
 from engine.detect.features import FrameFeatures
@@ -110,7 +111,7 @@ class SoundClassifier:
         interpolated AudioSet "Music" logit the model reads, float64 shape ``(n_segments,)`` (zeros when it reads
         none). The descriptors are made and read :data:`POSTERIOR_ROWS` segments at a time: a recording's
         whole matrix (110 MB in float32 for three hours) is never held."""
-        n = len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))
+        n = segment_count(features)
         p, music = np.empty((n, len(self.classes))), np.zeros(n)
         music_col = (descriptor_size(0) + self.audioset_classes.index("Music")) if "Music" in self.audioset_classes else None
         floor = silence_floor_db(features.energy_db)

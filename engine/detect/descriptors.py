@@ -43,7 +43,7 @@ def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = Non
     fs = features.frame_seconds
     step = max(1, round(SEGMENT_SECONDS / fs))
     n = features.n_frames
-    r0, r1, _ = (rows or slice(None)).indices(_n_segments(features))
+    r0, r1, _ = (rows or slice(None)).indices(segment_count(features))
     r1 = max(r0, r1)
     out = np.empty((r1 - r0, descriptor_size())) if out is None else out
     if n == 0 or r1 == r0:
@@ -88,7 +88,7 @@ def all_descriptors(features: FrameFeatures, audioset_classes: tuple[str, ...] =
     array of shape ``(n_rows, descriptor_size(len(audioset_classes)))`` filled in place: computed in float64,
     held as ``dtype`` (float32 halves three hours' 110 MB). ``rows``: the segments wanted (default all);
     ``floor_db`` as :func:`segment_descriptors`."""
-    r0, r1, _ = (rows or slice(None)).indices(_n_segments(features))
+    r0, r1, _ = (rows or slice(None)).indices(segment_count(features))
     base = descriptor_size()
     out: np.ndarray = np.empty((max(0, r1 - r0), descriptor_size(len(audioset_classes))), dtype=dtype)
     segment_descriptors(features, out=out[:, :base], rows=slice(r0, r1), floor_db=floor_db)
@@ -132,7 +132,7 @@ def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...],
         raise ParameterError("these features carry no AudioSet scores: compute them with "
                              "FeatureExtractor(audioset=AudioSetModel.shipped())")  # fmt: skip
     step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
-    r0, r1, _ = (rows or slice(None)).indices(_n_segments(features))
+    r0, r1, _ = (rows or slice(None)).indices(segment_count(features))
     t = np.arange(r0 * step, max(r0, r1) * step, step) * features.frame_seconds
     logits = features.audioset
     if not len(logits):
@@ -150,7 +150,7 @@ def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out
     long context window, float64 shape ``(n_rows, 2 * len(names))``, written into ``out`` (that shape, any float
     dtype) when given. One class at a time: no float64 matrix of every class is held beside ``out``."""
     k = len(names)
-    count = _n_segments(features)
+    count = segment_count(features)
     r0, r1, _ = (rows or slice(None)).indices(count)
     r1 = max(r0, r1)
     out = np.empty((r1 - r0, 2 * k)) if out is None else out
@@ -164,6 +164,6 @@ def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out
     return out
 
 
-def _n_segments(features: FrameFeatures) -> int:
+def segment_count(features: FrameFeatures) -> int:
     """Segments of ``SEGMENT_SECONDS`` in ``features`` (the last may be short)."""
     return len(range(0, features.n_frames, max(1, round(SEGMENT_SECONDS / features.frame_seconds))))
