@@ -61,6 +61,15 @@ def mel_matrix() -> np.ndarray:
     return weights.astype(np.float32)
 
 
+def class_columns(class_names: tuple[str, ...], names: tuple[str, ...]) -> list[int]:
+    """Columns of ``names`` among the tagger's ``class_names`` (its output order); an unknown name raises
+    ParameterError naming it."""
+    missing = [n for n in names if n not in class_names]
+    if missing:
+        raise ParameterError(f"not AudioSet class names: {', '.join(map(repr, missing))}")
+    return [class_names.index(n) for n in names]
+
+
 class AudioSetModel:
     """The quantised YAMNet in an ONNX Runtime session on one thread.
 
@@ -117,11 +126,8 @@ class AudioSetStream:
     def __init__(self, model: AudioSetModel, *, sr: int = SAMPLE_RATE, keep: tuple[str, ...] | None = None) -> None:
         self.model = model
         self.sr = sr
-        missing = [name for name in keep or () if name not in model.class_names]
-        if missing:
-            raise ParameterError(f"not AudioSet class names: {', '.join(map(repr, missing))}")
         #: Output columns kept (``keep``'s classes, in ``keep``'s order); None: all of them.
-        self._columns = None if keep is None else np.array([model.class_names.index(n) for n in keep], dtype=np.intp)
+        self._columns = None if keep is None else np.array(class_columns(model.class_names, keep), dtype=np.intp)
         self._resampler = None if sr == SAMPLE_RATE else soxr.ResampleStream(sr, SAMPLE_RATE, 1, dtype="float32")
         self._window = periodic_hann(WINDOW).astype(np.float32)
         self._mel = mel_matrix()

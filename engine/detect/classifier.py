@@ -197,17 +197,10 @@ def zero_shot_scores(features: FrameFeatures, kinds: tuple[str, ...]) -> np.ndar
     return scipy.ndimage.median_filter(out, size=(width, 1), mode="nearest") if len(out) else out
 
 
-def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures, *, descriptors: np.ndarray | None = None,
-                        raw: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-    """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``; ``descriptors``:
-    ``model.descriptors(features)`` when already computed; ``raw``: the unsmoothed posteriors when already
-    computed (:meth:`SoundClassifier.raw_posteriors`)."""
-    if raw is not None:
-        p = raw
-    elif descriptors is not None:
-        p = model.posteriors(descriptors)
-    else:
-        p = model.raw_posteriors(features)[0]
+def smoothed_posteriors(model: SoundClassifier, features: FrameFeatures, *, raw: np.ndarray | None = None) -> np.ndarray:
+    """Median-filtered class posteriors per 0.1 s segment, shape ``(n_segments, n_classes)``; ``raw``: the
+    unsmoothed posteriors (:meth:`SoundClassifier.raw_posteriors`) when already computed."""
+    p = model.raw_posteriors(features)[0] if raw is None else raw
     if not len(p):
         return p
     out = np.empty_like(p)
@@ -314,29 +307,20 @@ def merged_audience(events: list[Event]) -> list[Event]:
     return out
 
 
-def raw_music_scores(model: SoundClassifier, features: FrameFeatures, *,
-                     descriptors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def raw_music_scores(model: SoundClassifier, features: FrameFeatures) -> tuple[np.ndarray, np.ndarray]:
     """The network's unsmoothed music posterior and AudioSet's "Music" logit (zeros for a model without AudioSet
-    scores) per 0.1 s segment, each float64 shape ``(n_segments,)``; ``descriptors`` as :func:`smoothed_posteriors`."""
-    music = model.classes.index("music")
-    if descriptors is None:
-        raw, logit = model.raw_posteriors(features)
-        return raw[:, music], logit
-    p = model.posteriors(descriptors)[:, music]
-    if "Music" not in model.audioset_classes:
-        return p, np.zeros(len(p))
-    logit = descriptors[:, descriptor_size(0) + model.audioset_classes.index("Music")]  # the interpolated logit
-    return p, logit.astype(np.float64)
+    scores) per 0.1 s segment, each float64 shape ``(n_segments,)``."""
+    raw, logit = model.raw_posteriors(features)
+    return raw[:, model.classes.index("music")], logit
 
 
 def shaped_music_events(model: SoundClassifier, features: FrameFeatures, *, sensitivity: float = 0.5,
-                        descriptors: np.ndarray | None = None,
                         raw: tuple[np.ndarray, np.ndarray] | None = None) -> list[Event]:  # fmt: skip
     """Music events by the model's :class:`~engine.detect.music_beds.MusicShape` (its score, median, bridge and
     hysteresis); ``score`` and ``value`` of each event are its mean music score. ``raw``: what
     :func:`raw_music_scores` gives, when already computed."""
     shape = model.music_shape or MusicShape()
-    network, zero_shot = raw if raw is not None else raw_music_scores(model, features, descriptors=descriptors)
+    network, zero_shot = raw if raw is not None else raw_music_scores(model, features)
     score = music_score(network, zero_shot, shape, segment_seconds=SEGMENT_SECONDS)
     return [Event(e.type, e.start, min(e.end, features.duration), e.score, e.value)
             for e in music_events(score, shape, segment_seconds=SEGMENT_SECONDS, sensitivity=sensitivity)]  # fmt: skip

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.ndimage
 
 from engine.detect import config
-from engine.detect.audioset import patch_centres
+from engine.detect.audioset import class_columns, patch_centres
 from engine.detect.features import FEATURE_NAMES, FrameFeatures
 from engine.detect.frames import silence_floor_db, window_stats_at
 from engine.errors import ParameterError
@@ -43,8 +43,7 @@ def segment_descriptors(features: FrameFeatures, *, out: np.ndarray | None = Non
     fs = features.frame_seconds
     step = max(1, round(SEGMENT_SECONDS / fs))
     n = features.n_frames
-    r0, r1, _ = (rows or slice(None)).indices(segment_count(features))
-    r1 = max(r0, r1)
+    r0, r1 = row_range(features, rows)
     out = np.empty((r1 - r0, descriptor_size())) if out is None else out
     if n == 0 or r1 == r0:
         return out
@@ -88,9 +87,9 @@ def all_descriptors(features: FrameFeatures, audioset_classes: tuple[str, ...] =
     array of shape ``(n_rows, descriptor_size(len(audioset_classes)))`` filled in place: computed in float64,
     held as ``dtype`` (float32 halves three hours' 110 MB). ``rows``: the segments wanted (default all);
     ``floor_db`` as :func:`segment_descriptors`."""
-    r0, r1, _ = (rows or slice(None)).indices(segment_count(features))
+    r0, r1 = row_range(features, rows)
     base = descriptor_size()
-    out: np.ndarray = np.empty((max(0, r1 - r0), descriptor_size(len(audioset_classes))), dtype=dtype)
+    out: np.ndarray = np.empty((r1 - r0, descriptor_size(len(audioset_classes))), dtype=dtype)
     segment_descriptors(features, out=out[:, :base], rows=slice(r0, r1), floor_db=floor_db)
     if audioset_classes:
         audioset_descriptors(features, audioset_classes, out=out[:, base:], rows=slice(r0, r1))
@@ -111,12 +110,9 @@ def descriptor_size(n_audioset: int = 0) -> int:
 def audioset_columns(names: tuple[str, ...], kept: tuple[str, ...] | None = None) -> list[int]:
     """Columns of AudioSet class ``names`` in the tagger's 521 logits, or among the classes ``kept`` when the
     features keep only those (``FrameFeatures.audioset_classes``)."""
-    order = audioset_files().class_names  # verified once per process
-    missing = [n for n in names if n not in order]
-    if missing:
-        raise ParameterError(f"not AudioSet class names: {', '.join(map(repr, missing))}")
+    columns = class_columns(audioset_files().class_names, names)  # the names verified once per process
     if kept is None:
-        return [order.index(n) for n in names]
+        return columns
     dropped = [n for n in names if n not in kept]
     if dropped:
         raise ParameterError(f"these features keep the scores of {len(kept)} AudioSet classes, not of "
@@ -132,8 +128,8 @@ def audioset_logits_per_segment(features: FrameFeatures, names: tuple[str, ...],
         raise ParameterError("these features carry no AudioSet scores: compute them with "
                              "FeatureExtractor(audioset=AudioSetModel.shipped())")  # fmt: skip
     step = max(1, round(SEGMENT_SECONDS / features.frame_seconds))
-    r0, r1, _ = (rows or slice(None)).indices(segment_count(features))
-    t = np.arange(r0 * step, max(r0, r1) * step, step) * features.frame_seconds
+    r0, r1 = row_range(features, rows)
+    t = np.arange(r0 * step, r1 * step, step) * features.frame_seconds
     logits = features.audioset
     if not len(logits):
         return np.full((len(t), len(names)), NO_PATCH_LOGIT)
@@ -151,8 +147,7 @@ def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out
     dtype) when given. One class at a time: no float64 matrix of every class is held beside ``out``."""
     k = len(names)
     count = segment_count(features)
-    r0, r1, _ = (rows or slice(None)).indices(count)
-    r1 = max(r0, r1)
+    r0, r1 = row_range(features, rows)
     out = np.empty((r1 - r0, 2 * k)) if out is None else out
     width = max(1, round(CONTEXT_SECONDS[-1] / SEGMENT_SECONDS))
     a0, a1 = max(0, r0 - width), min(count, r1 + width)  # the rows' context windows lie within [a0, a1)
@@ -162,6 +157,12 @@ def audioset_descriptors(features: FrameFeatures, names: tuple[str, ...], *, out
         if len(x):
             out[:, k + j] = scipy.ndimage.uniform_filter1d(x, size=width, mode="nearest")[r0 - a0 : r1 - a0]
     return out
+
+
+def row_range(features: FrameFeatures, rows: slice | None) -> tuple[int, int]:
+    """First and past-the-last segment of ``rows`` (default all) within ``features``' segments, first <= last."""
+    r0, r1, _ = (rows or slice(None)).indices(segment_count(features))
+    return r0, max(r0, r1)
 
 
 def segment_count(features: FrameFeatures) -> int:

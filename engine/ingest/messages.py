@@ -1,6 +1,6 @@
 """What the ingest job and its recognition workers say to each other.
 
-The job sends a :class:`Task` (or ``None``: stop) to a worker's inbox; workers answer on one
+The job sends a :class:`Task` to a worker's inbox (and ends an idle worker with SIGTERM); workers answer on one
 shared queue with a :data:`WorkerMessage`. Every message is a frozen dataclass that pickles
 across the process boundary; a failure carries a :class:`FailureReason`, so the job decides
 what to do from the reason, never from the wording of the message.

@@ -67,7 +67,7 @@ def _warm_up(settings: DetectorSettings | None, spec: ModelSpec) -> None:
 
 def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: DetectorSettings | None = None) -> None:
     """Load ``spec``'s model once, say :class:`Ready`, then answer each :class:`Task` from ``inbox`` on
-    ``outbox`` until ``None`` arrives."""
+    ``outbox`` until the pool ends the process."""
 
     # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -91,9 +91,7 @@ def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Detector
 
     outbox.put(Ready(wid))
     while True:
-        task: Task | None = inbox.get()
-        if task is None:
-            return
+        task: Task = inbox.get()  # the pool ends an idle worker with SIGTERM: nothing else stops this loop
         task_id, info = task.task_id, task.info
         last = [0.0]
 
