@@ -35,6 +35,10 @@ N_MELS = 40
 #: Cepstral coefficients kept per frame (c1..c8 of the log mel spectrum: the spectral envelope).
 N_CEPSTRA = 8
 
+#: Bytes of a feature column held in memory while a recording streams; past this they go to a temporary
+#: file (an hour of all columns is about 16 MB: held in memory, a three-hour file's worker grew by 48 MB).
+FEATURE_SPILL_BYTES = 1 << 20
+
 #: Pitch range searched for voicing (normalised autocorrelation peak), Hz.
 PITCH_RANGE_HZ = (75.0, 400.0)
 

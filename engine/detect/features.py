@@ -2,7 +2,8 @@
 
 :class:`FeatureExtractor` takes int16 (or float) mono blocks of any length in order
 and keeps only a handful of float32 numbers per 10 ms frame, never the audio:
-an hour costs about 16 MB of features. Frame ``t`` is centred on ``t * hop / sr``
+an hour costs about 16 MB of features, held in a temporary file past the first
+megabyte of each (``config.FEATURE_SPILL_BYTES``). Frame ``t`` is centred on ``t * hop / sr``
 seconds (the stream is padded with half a window of zeros at both ends, like
 ``librosa.stft(center=True)``). All the work per block is vectorised over its frames.
 
@@ -40,7 +41,10 @@ otherwise ``None``.
 
 from __future__ import annotations
 
+import mmap
+import tempfile
 from dataclasses import dataclass, fields
+from typing import IO
 
 import numpy as np
 import scipy.fft
@@ -50,7 +54,7 @@ from threadpoolctl import ThreadpoolController
 from engine.detect import config
 from engine.detect.audioset import PATCH_HOP_SECONDS, AudioSetModel, AudioSetStream
 from engine.detect.frames import dc_block, periodic_hann
-from engine.errors import ParameterError
+from engine.errors import ParameterError, StorageError
 
 #: First-order DC blocker y[n] = x[n] - x[n-1] + DC_POLE * y[n-1].
 DC_POLE = 0.995
@@ -193,18 +197,53 @@ class FrameFeatures:
 
 
 class _Growing:
-    """An append-only float32/uint8 column stored in chunks (no quadratic copying)."""
+    """An append-only float32/float16/uint8 column, one value per frame or ``width`` values a frame.
 
-    def __init__(self, dtype: type, width: int = 0) -> None:
-        self._dtype = dtype
+    Chunks are held in memory until they reach ``spill_bytes``; then they go to an anonymous
+    temporary file (deleted when closed), so a long recording's features do not grow the process
+    while it streams (about 16 MB an hour). :meth:`array` then maps that file read-only: pages are
+    read as the analysis reaches them and belong to the page cache, not the heap.
+    """
+
+    def __init__(self, dtype: type, width: int = 0, spill_bytes: int | None = None) -> None:
+        self._dtype = np.dtype(dtype)
         self._width = width  # 0: one value per frame; else this many per frame
         self._chunks: list[np.ndarray] = []
+        self._held = 0  # bytes in self._chunks
+        self._spill_bytes = config.FEATURE_SPILL_BYTES if spill_bytes is None else spill_bytes
+        self._file: IO[bytes] | None = None
+        self._spilled = 0  # bytes in self._file
 
     def append(self, values: np.ndarray) -> None:
         if values.size:
-            self._chunks.append(np.asarray(values, dtype=self._dtype))
+            chunk = np.ascontiguousarray(values, dtype=self._dtype)
+            self._chunks.append(chunk)
+            self._held += chunk.nbytes
+            if self._held >= self._spill_bytes:
+                self._spill()
+
+    def _spill(self) -> None:
+        """Write the held chunks to the column's temporary file."""
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="earshot-features-")  # noqa: SIM115 (lives as long as the column)
+            for chunk in self._chunks:
+                self._file.write(chunk.data)
+            self._file.flush()
+        except OSError as error:
+            raise StorageError(f"cannot keep a recording's sound features in the temporary folder "
+                               f"{tempfile.gettempdir()}: {error.strerror or error}") from error  # fmt: skip
+        self._spilled += self._held
+        self._chunks, self._held = [], 0
 
     def array(self) -> np.ndarray:
+        """Every value appended, shape (frames,) or (frames, width); read-only once spilled."""
+        if self._file is not None:
+            if self._chunks:
+                self._spill()
+            mapped = mmap.mmap(self._file.fileno(), self._spilled, access=mmap.ACCESS_READ)
+            values = np.frombuffer(mapped, dtype=self._dtype)
+            return values.reshape(-1, self._width) if self._width else values
         if not self._chunks:
             return np.zeros((0, self._width) if self._width else 0, dtype=self._dtype)
         if len(self._chunks) > 1:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.detect import config
+from engine.detect import features as features_module
+from engine.detect.analyzer import analyze
 from engine.detect.features import (
     FEATURE_NAMES,
     FeatureExtractor,
@@ -13,7 +16,7 @@ from engine.detect.features import (
     slaney_mel_filters,
     slaney_mel_frequencies,
 )
-from engine.errors import ParameterError
+from engine.errors import ParameterError, StorageError
 
 SR = 16000
 
@@ -107,6 +110,37 @@ def test_memory_per_hour_of_features():
     features = frame_features(np.zeros(SR * 2, dtype=np.int16), sr=SR)
     per_hour = features.nbytes / features.duration * 3600
     assert per_hour < 17e6  # about 16 MB an hour (6 of them the cepstrum): flat enough for a 3-hour file
+
+
+def _speechlike_with_music_and_noise(rng) -> np.ndarray:
+    """6 s: a chord, white noise, then a tone gliding under bursts (the detectors have something to find)."""
+    t = np.arange(2 * SR) / SR
+    glide = np.sin(2 * np.pi * (150 + 100 * t) * t) * (np.sin(2 * np.pi * 3 * t) > 0)
+    parts = [tone([220.0, 440.0, 660.0], 2.0), (0.05 * rng.standard_normal(2 * SR)), 0.4 * glide]
+    return np.concatenate(parts).astype(np.float32)
+
+
+def test_features_spilled_to_a_temporary_file_are_the_same(rng, monkeypatch, tagger):
+    audio = _speechlike_with_music_and_noise(rng)
+    held = frame_features(audio, sr=SR, audioset=tagger)
+    monkeypatch.setattr(config, "FEATURE_SPILL_BYTES", 64)  # a 6 s file spills many times over
+    spilled = frame_features(audio, sr=SR, audioset=tagger)
+    np.testing.assert_array_equal(held.audioset, spilled.audioset)
+    for name in (*FEATURE_NAMES, "cepstrum", "vad"):
+        a, b = getattr(held, name), getattr(spilled, name)
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+        assert not b.flags.writeable, f"{name} is not read from the mapped file"
+    assert held.energy_db.flags.writeable  # under the limit, held in memory as before
+    assert analyze(spilled).events == analyze(held).events  # the detectors read mapped columns unchanged
+
+
+def test_a_full_temporary_folder_is_one_clear_error(rng, monkeypatch):
+    monkeypatch.setattr(config, "FEATURE_SPILL_BYTES", 2048)
+    monkeypatch.setattr(features_module.tempfile, "TemporaryFile", lambda **_: open("/dev/full", "w+b"))  # noqa: SIM115
+    extractor = FeatureExtractor(sr=SR)
+    with pytest.raises(StorageError, match=r"temporary folder .*: No space left on device"):
+        extractor.feed(_speechlike_with_music_and_noise(rng))
 
 
 def test_cepstrum_is_flat_for_white_noise_and_not_for_a_tone(rng):
