@@ -272,10 +272,11 @@ class MarkupReader:
         cum = np.cumsum(lengths)
         before = cum - lengths - np.repeat(np.concatenate(([0.0], cum))[first], size)
         total = np.repeat(np.add.reduceat(lengths, np.minimum(first, n - 1)) * (size > 0), size)
-        span = np.repeat(seg_end - seg_start, size)
-        t0 = np.repeat(seg_start, size)
-        starts[timed] = (t0 + span * before / total)[timed]
-        ends[timed] = (t0 + span * (before + lengths) / total)[timed]
+        span = np.repeat(seg_end - seg_start, size)[timed]
+        t0 = np.repeat(seg_start, size)[timed]
+        before, lengths, total = before[timed], lengths[timed], total[timed]  # the timed words' totals are > 0
+        starts[timed] = t0 + span * before / total
+        ends[timed] = t0 + span * (before + lengths) / total
 
 
 class _Positions:
