@@ -96,7 +96,7 @@ GRID: dict[str, ExtentParams] = {
 CONDITIONS = (TRUE, NONE, OURS)
 #: K of the context windows tried (words either side of the passage); each with the shipped extents, a
 #: story given with the transcript the whole document of its passages (as shipped) or clipping their windows.
-CONTEXT_WORDS = (150, 300, 600, 1200)
+CONTEXT_WORDS = (150, 300, 600, 1200, 2400)
 CONTEXT_WHOLE: dict[str, ModelParams] = {f"context {k} words": ModelParams(teaser_penalty=0.0, context_words=k)
                                          for k in CONTEXT_WORDS}
 CONTEXT_CLIPPED: dict[str, ModelParams] = {
