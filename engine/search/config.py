@@ -41,6 +41,9 @@ MM_WEIGHTS = (0.8, 0.1, 0.1)
 #: segmenter missed or put wrong does not decide the document. Candidates are then the blocks
 #: around the matched blocks (``CONTEXT_FETCH_WORDS`` beyond twice the reach, so every scored
 #: passage's window is whole), and a passage is scored only within K words of a matched block.
+#: Off: held out on the NewsScape days (``bench/segment_landing_bench.py``, K = 1,200 chosen on
+#: every day) it lifts R-precision without boundaries and on our stories by amounts no paired
+#: test tells from chance, and lowers passage R-precision on our stories.
 MM_CONTEXT_WORDS = 0
 CONTEXT_FETCH_WORDS = 400
 #: With context windows, a story given with the transcript is still the whole document of its passages
