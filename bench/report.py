@@ -178,6 +178,8 @@ TABLES: dict[str, Table] = {
     "segment-landing": Table(("segment_landing",), _bench_table(segment_landing_bench.markdown, 0),
                              "rows \"as shipped\" are a fit: the shipped reach was chosen on all four days; "
                              "\"held-out choice\" rows are the held-out figures"),
+    "segment-landing-paired": Table(("segment_landing",), _bench_table(segment_landing_bench.markdown, 1),
+                                    "each topic searched with the configuration chosen without its day"),
     "gui-search": Table(("gui_search",), _one(gui_search.latency_table)),
     # docs/entities.md
     "entities-cased": Table(("entities_cased",), _one(entities_cased_bench.markdown),

@@ -27,6 +27,13 @@ for each day the configuration with the best mean R-precision on our stories ove
 days' topics is applied to that day's topics (nested leave-one-day-out); the held-out figures pool
 the four days. The configuration chosen on all four days is what ships (``engine/search/config.py``);
 the table says whether the shipped defaults are that configuration.
+
+The mixture model's context windows (``ModelParams.context_words``: a passage's document is the
+words within K words of it, clipped only at stories given with the transcript, in place of its
+story) are searched on every index too, for each K of ``CONTEXT_WORDS`` with the shipped soft
+extents, and K is chosen the same way (nested leave-one-day-out on our stories). The held-out
+figures with and without context windows sit side by side, with a paired test per topic of our
+stories against no boundaries (two-tailed t-test and Wilcoxon signed-rank on R-precision).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -51,6 +59,7 @@ import bench.segment_heldout_bench as heldout  # noqa: E402
 from bench.common import write_result  # noqa: E402
 from bench.landing_bench import index_store, judgements, relevant_stories, run_topics  # noqa: E402
 from engine.evaluate.collection import SourceRecording, Story, Topic, make_topics, newsscape_recordings  # noqa: E402
+from engine.evaluate.passages import paired_t_test  # noqa: E402
 from engine.search import ModelParams  # noqa: E402
 from engine.search.extents import ExtentParams  # noqa: E402
 from engine.segment.features import PUNCTUATED_FEATURES  # noqa: E402
@@ -85,6 +94,16 @@ GRID: dict[str, ExtentParams] = {
                                                          cohesion_words=60, cohesion_feedback=10),
 }
 CONDITIONS = (TRUE, NONE, OURS)
+#: K of the context windows tried (words either side of the passage); each with the shipped extents, a
+#: story given with the transcript the whole document of its passages (as shipped) or clipping their windows.
+CONTEXT_WORDS = (150, 300, 600, 1200, 2400)
+CONTEXT_WHOLE: dict[str, ModelParams] = {f"context {k} words": ModelParams(teaser_penalty=0.0, context_words=k)
+                                         for k in CONTEXT_WORDS}
+CONTEXT_CLIPPED: dict[str, ModelParams] = {
+    f"context {k} words, clipped in given stories": ModelParams(teaser_penalty=0.0, context_words=k,
+                                                                context_given_whole=False) for k in CONTEXT_WORDS}
+CONTEXT = {**CONTEXT_WHOLE, **CONTEXT_CLIPPED}
+SHIPPED = "soft extents, all-days choice"
 
 
 def segmenter_word(token: str) -> str:
@@ -146,6 +165,24 @@ def pooled(per_topic: dict[str, dict[str, dict[str, Any]]], chosen: dict[str, st
             "top_hit_in_relevant_story_play_from": float(np.mean([r["top_in_story"] for r in rows]))}
 
 
+def held_out_values(per_topic: dict[str, dict[str, dict[str, Any]]], chosen: dict[str, str], day: dict[str, str],
+                    measure: str = "rprec") -> dict[str, float]:
+    """Topic -> the measure, each topic searched with the configuration chosen without its day."""
+    return {t: float(per_topic[chosen[day[t]]][t][measure]) for t in day if t in per_topic[chosen[day[t]]]}
+
+
+def paired(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    """Paired comparison of two runs over their common topics: means, topics better / worse, the
+    two-tailed paired t-test's and the Wilcoxon signed-rank test's p-values."""
+    topics = sorted(set(a) & set(b))
+    x, y = np.array([a[t] for t in topics]), np.array([b[t] for t in topics])
+    diff = x - y
+    wilcoxon = float(stats.wilcoxon(x, y).pvalue) if np.any(diff != 0) else 1.0
+    return {"topics": len(topics), "mean_a": float(x.mean()), "mean_b": float(y.mean()),
+            "better": int(np.sum(diff > 0)), "worse": int(np.sum(diff < 0)),
+            "t_test_p": paired_t_test(x, y), "wilcoxon_p": wilcoxon}
+
+
 def markdown(report: dict[str, Any]) -> str:
     lines = ["# Passage search on our own stories", "",
              f"{report['machine']}; {report['date']}. {report['topics']} topics over {report['recordings']} recordings"
@@ -169,12 +206,30 @@ def markdown(report: dict[str, Any]) -> str:
     for label, ratio in report["ratios"].items():
         lines.append(f"{label}: R-precision on our stories / on the true stories {ratio['rprec']:.3f}"
                      f" (passage R-precision: {ratio['psg_rprec']:.3f}; the target is at least 0.9).")
+    lines += ["", "Context windows (mixture model's document = K words either side of the passage): K chosen per day: "
+              + "; ".join(f"{d}: {c}" for d, c in report["chosen_context"].items())
+              + f". Chosen on all days: {report['final_context']}. Clipped in given stories, K chosen per day: "
+              + "; ".join(f"{d}: {c}" for d, c in report["chosen_clipped"].items())
+              + f"; on all days: {report['final_clipped']}. Grid and context windows together, chosen per day: "
+              + "; ".join(f"{d}: {c}" for d, c in report["chosen_any"].items()) + ".", "",
+              "## Paired tests per topic (R-precision, chars; held-out rows)", "",
+              "| comparison | topics | mean A | mean B | A better | A worse | t-test p | Wilcoxon p |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for label, r in report["paired"].items():
+        lines.append(f"| {label} | {r['topics']} | {r['mean_a']:.4f} | {r['mean_b']:.4f} | {r['better']}"
+                     f" | {r['worse']} | {r['t_test_p']:.3g} | {r['wilcoxon_p']:.3g} |")
     lines += ["", "## Every configuration on every index (all topics; a fit, not held out)", "",
               "| configuration | true: R-prec | none: R-prec | ours: R-prec | ours: passage R-prec"
               " | ours / true | ms a query (ours, 100 hits) |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, rows in report["grid"].items():
         lines.append(f"| {name} | {rows[TRUE]['rprec_chars']:.4f} | {rows[NONE]['rprec_chars']:.4f}"
                      f" | {rows[OURS]['rprec_chars']:.4f} | {rows[OURS]['psg_rprec_chars']:.4f}"
+                     f" | {rows[OURS]['rprec_chars'] / rows[TRUE]['rprec_chars']:.3f}"
+                     f" | {rows[OURS]['search_ms_per_query']:.0f} |")
+    for name, rows in report["context"].items():
+        lines.append(f"| {name} (soft extents as shipped) | {rows[TRUE]['rprec_chars']:.4f}"
+                     f" | {rows[NONE]['rprec_chars']:.4f} | {rows[OURS]['rprec_chars']:.4f}"
+                     f" | {rows[OURS]['psg_rprec_chars']:.4f}"
                      f" | {rows[OURS]['rprec_chars'] / rows[TRUE]['rprec_chars']:.3f}"
                      f" | {rows[OURS]['search_ms_per_query']:.0f} |")
     lines.append("")
@@ -209,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         "our_median_words": float(np.median([s.last - s.first + 1 for r in ours for s in r.stories])),
         "true_stories": sum(len(r.stories) for r in news),
         "true_median_words": float(np.median([s.last - s.first + 1 for r in news for s in r.stories])),
-        "grid": {name: {} for name in GRID}, "passage": {},
+        "grid": {name: {} for name in GRID}, "context": {name: {} for name in CONTEXT}, "passage": {},
     }
     folder = Path(tempfile.mkdtemp(prefix="earshot-segment-landing-"))
     per_topic: dict[str, dict[str, dict[str, dict[str, Any]]]] = {c: {} for c in CONDITIONS}
@@ -224,11 +279,23 @@ def main(argv: list[str] | None = None) -> int:
             per_topic[cond][name] = row.pop("per_topic")
             report["grid"][name][cond] = row
             print(f"{cond} | {name}: R-prec {row['rprec_chars']:.4f}, {row['search_ms_per_query']:.0f} ms", flush=True)
+        for name, params in CONTEXT.items():
+            row = run_topics(store, topics, qrels, spans, params)
+            per_topic[cond][name] = row.pop("per_topic")
+            report["context"][name][cond] = row
+            print(f"{cond} | {name}: R-prec {row['rprec_chars']:.4f}, {row['search_ms_per_query']:.0f} ms", flush=True)
         store.close()
     ours_grid = {name: per_topic[OURS][name] for name in GRID}
     chosen, final = nested_choice(ours_grid, day)
     report["chosen"], report["final"] = chosen, final
     report["ships_final"] = ExtentParams() == GRID[final]
+    # on our stories the two ways of treating given stories are the same search: K is chosen per way
+    chosen_context, final_context = nested_choice({name: per_topic[OURS][name] for name in CONTEXT_WHOLE}, day)
+    chosen_clipped, final_clipped = nested_choice({name: per_topic[OURS][name] for name in CONTEXT_CLIPPED}, day)
+    chosen_any, final_any = nested_choice({name: per_topic[OURS][name] for name in (*GRID, *CONTEXT_WHOLE)}, day)
+    report["chosen_context"], report["final_context"] = chosen_context, final_context
+    report["chosen_clipped"], report["final_clipped"] = chosen_clipped, final_clipped
+    report["chosen_any"], report["final_any"] = chosen_any, final_any
     fixed_before = {d: next(iter(GRID)) for d in chosen}
     report["summary"] = {}
     for cond in CONDITIONS:
@@ -237,8 +304,27 @@ def main(argv: list[str] | None = None) -> int:
                                 ("rprec_chars", "psg_rprec_chars", "top_hit_in_relevant_story_play_from")},
             "soft extents as before (fitted on all days)": pooled(per_topic[cond], fixed_before, day),
             "soft extents, held-out choice": pooled(per_topic[cond], chosen, day),
-            f"soft extents, all-days choice (ships: {final})": pooled(per_topic[cond], {d: final for d in chosen}, day),
+            f"{SHIPPED} (ships: {final})": pooled(per_topic[cond], {d: final for d in chosen}, day),
+            "context windows, held-out K": pooled(per_topic[cond], chosen_context, day),
+            f"context windows, all-days K ({final_context})": pooled(per_topic[cond], {d: final_context for d in chosen},
+                                                                     day),
+            "context windows clipped in given stories, held-out K": pooled(per_topic[cond], chosen_clipped, day),
+            "extents' grid and context windows, held-out choice": pooled(per_topic[cond], chosen_any, day),
         }
+    shipped = {d: next((n for n, e in GRID.items() if e == ExtentParams()), final) for d in chosen}
+    runs = {"without context windows (extents held out)": chosen, "without context windows (shipped extents)": shipped,
+            "context windows, held-out K": chosen_context,
+            "context windows clipped in given stories, held-out K": chosen_clipped}
+    held = {(cond, run): held_out_values(per_topic[cond], pick, day) for cond in CONDITIONS for run, pick in runs.items()}
+    report["paired"] = {
+        **{f"ours vs none, {run}": paired(held[(OURS, run)], held[(NONE, run)]) for run in runs},
+        **{f"{short}: context windows (held-out K) vs shipped extents alone":
+           paired(held[(cond, "context windows, held-out K")], held[(cond, "without context windows (shipped extents)")])
+           for cond, short in ((TRUE, "true stories"), (NONE, "none"), (OURS, "ours"))},
+        "true stories: context windows clipped in given stories (held-out K) vs shipped extents alone":
+            paired(held[(TRUE, "context windows clipped in given stories, held-out K")],
+                   held[(TRUE, "without context windows (shipped extents)")]),
+    }
     report["ratios"] = {label: {"rprec": report["summary"][OURS][label]["rprec_chars"]
                                 / report["summary"][TRUE][label]["rprec_chars"],
                                 "psg_rprec": report["summary"][OURS][label]["psg_rprec_chars"]

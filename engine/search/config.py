@@ -35,6 +35,21 @@ RM_QUERY_WEIGHT = 0.5
 #: Mixture model weights, eq. 14: corpus, document (story), passage.
 MM_WEIGHTS = (0.8, 0.1, 0.1)
 
+#: The mixture model's document for a passage (eq. 14): 0 = its story as the index cut it; K > 0 =
+#: its *context window*, the stopped tokens within K words either side of it in its recording,
+#: clipped only at stories that came with the transcript (no posterior stored), so a boundary the
+#: segmenter missed or put wrong does not decide the document. Candidates are then the blocks
+#: around the matched blocks (``CONTEXT_FETCH_WORDS`` beyond twice the reach, so every scored
+#: passage's window is whole), and a passage is scored only within K words of a matched block.
+#: Off: held out on the NewsScape days (``bench/segment_landing_bench.py``, K = 1,200 chosen on
+#: every day) it lifts R-precision without boundaries and on our stories by amounts no paired
+#: test tells from chance, and lowers passage R-precision on our stories.
+MM_CONTEXT_WORDS = 0
+CONTEXT_FETCH_WORDS = 400
+#: With context windows, a story given with the transcript is still the whole document of its passages
+#: (a hand-cut story is trusted; K only replaces the segmenter's stories and the lack of any).
+CONTEXT_GIVEN_WHOLE = True
+
 #: Query word density (section 3.6): the heaviest expanded-query term marks this
 #: many stopped tokens either side of each occurrence; the others proportionally
 #: less (rounded). Marked runs of at least ``QWD_MIN_CHARS`` characters are passages.

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.errors import ParameterError
 from engine.search import config, hotspot
-from engine.search.candidates import CandidateLimits, Candidates, gather
+from engine.search.candidates import CandidateLimits, Candidates, gather, gather_context
 from engine.search.extents import SpanTuple, soft_spans
 from engine.search.ranking import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
@@ -187,7 +187,11 @@ def search(store: Store, query: str, *, model: str = config.DEFAULT_MODEL, limit
     else:
         plans = match_expressions(texts, stats.df, stats.totals.n_passages)
     for plan_k in plans:
-        cands = gather(store, plan_k, limits=limits, filters=filt, with_word_chars=model == "qwd")
+        if model == "mm" and params.context_words > 0:
+            cands = gather_context(store, plan_k, limits=limits, filters=filt, context_words=params.context_words,
+                                   given_whole=params.context_given_whole)
+        else:
+            cands = gather(store, plan_k, limits=limits, filters=filt, with_word_chars=model == "qwd")
         if cands is not None:
             break
     if cands is None:
@@ -321,13 +325,19 @@ def _down_weight_teasers(store: Store, ranking: Ranking, cands: Candidates, mark
     """Lower the score of the best ``depth`` units that look like teasers or promos, in place.
 
     A teaser is a unit of a very short story, or one whose matched word follows a cue
-    ("coming up", "still ahead", ...) within ``config.TEASER_CUE_WORDS`` words.
+    ("coming up", "still ahead", ...) within ``config.TEASER_CUE_WORDS`` words. With context
+    windows the story is the passage's window, and it is a story only when a story given with the
+    transcript clips it (a story the segmenter found is not the passage's document).
     """
     rows = np.argsort(-ranking.score, kind="stable")[:depth]
-    doc_tokens = cands.docs["tok_hi"] - cands.docs["tok_lo"]
-    has_story = cands.docs["story_idx"] >= 0
-    doc = ranking.doc[rows]
-    teaser = has_story[doc] & (doc_tokens[doc] < config.TEASER_SHORT_DOC_TOKENS)
+    if "ctx_lo" in cands.passages and ranking.kind == "passage":
+        p = np.searchsorted(cands.passages["block_lo"], ranking.block_lo[rows])
+        doc_tokens, in_story = cands.passages["ctx_hi"][p] - cands.passages["ctx_lo"][p], cands.passages["ctx_story"][p]
+    else:
+        doc = ranking.doc[rows]
+        doc_tokens = (cands.docs["tok_hi"] - cands.docs["tok_lo"])[doc]
+        in_story = cands.docs["story_idx"][doc] >= 0
+    teaser = in_story & (doc_tokens < config.TEASER_SHORT_DOC_TOKENS)
     reach = config.TEASER_CUE_WORDS + max(len(c) for c in _CUE_WORDS)
     windows, firsts = [], []
     for r in rows:

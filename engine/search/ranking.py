@@ -38,6 +38,12 @@ class ModelParams:
     rm_collection_weight: float = config.RM_COLLECTION_WEIGHT
     rm_query_weight: float = config.RM_QUERY_WEIGHT
     mm_weights: tuple[float, float, float] = config.MM_WEIGHTS
+    #: The mixture model's document: 0 = the passage's story; K > 0 = its context window of K words
+    #: either side (``config.MM_CONTEXT_WORDS``).
+    context_words: int = config.MM_CONTEXT_WORDS
+    #: With context windows: a story given with the transcript is its passages' whole document (else
+    #: their window is clipped to it).
+    context_given_whole: bool = config.CONTEXT_GIVEN_WHOLE
     #: Units the MM and QWD relevance model is estimated from: "passages" or "docs".
     mm_feedback: str = "passages"
     qwd_max_radius: int = config.QWD_MAX_RADIUS
@@ -67,6 +73,8 @@ class ModelParams:
                                  f" got {self.passage_extent!r}")
         if self.mm_feedback not in ("passages", "docs"):
             raise ParameterError(f"mm_feedback must be 'passages' or 'docs', got {self.mm_feedback!r}")
+        if self.context_words < 0:
+            raise ParameterError(f"context_words must be >= 0, got {self.context_words}")
         if min(self.rm_feedback, self.rm_terms, self.candidate_blocks, self.candidate_docs) < 1:
             raise ParameterError("feedback, term and candidate counts must be >= 1")
 
@@ -139,8 +147,9 @@ def rank(cands: Candidates, stats: QueryStats, model: str, params: ModelParams) 
         return _docs(cands, _neg_kl(cands, ids, weights, p_coll, lo, hi, doc, (lam, 0.0, 1 - lam)), (ids, weights))
     if model == "mm":
         ids, weights, p_coll = _query_model(cands, stats, params, feedback=params.mm_feedback)
-        return _passages(cands, _neg_kl(cands, ids, weights, p_coll, *_passage_ranges(cands), params.mm_weights),
-                         (ids, weights))
+        context = (cands.passages["ctx_lo"], cands.passages["ctx_hi"]) if "ctx_lo" in cands.passages else None
+        return _passages(cands, _neg_kl(cands, ids, weights, p_coll, *_passage_ranges(cands), params.mm_weights,
+                                        context=context), (ids, weights))
     if model == "qwd":
         return _qwd(cands, stats, params)
     raise ParameterError(f"unknown model {model!r}; choose one of {', '.join(config.MODELS)}")
@@ -203,10 +212,15 @@ def _query_model(cands: Candidates, stats: QueryStats, params: ModelParams, *, f
 
 
 def _neg_kl(cands: Candidates, ids: np.ndarray, weights: np.ndarray, p_coll: np.ndarray, lo: np.ndarray,
-            hi: np.ndarray, doc: np.ndarray, mix: tuple[float, float, float]) -> np.ndarray:
-    """-KL(Θ_R* || mixture of corpus, document and unit models), eq. 12 and 15."""
+            hi: np.ndarray, doc: np.ndarray, mix: tuple[float, float, float],
+            context: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """-KL(Θ_R* || mixture of corpus, document and unit models), eq. 12 and 15. The document is the unit's
+    row of ``doc`` (a story), or with ``context`` its own token range ``[context[0][u], context[1][u])``."""
     tf = _counts(cands, ids, lo, hi)
-    if mix[1] > 0:
+    if mix[1] > 0 and context is not None:
+        doc_tf = _counts(cands, ids, *context)
+        doc_len, doc = context[1] - context[0], np.arange(len(lo))
+    elif mix[1] > 0:
         doc_tf = _counts(cands, ids, cands.docs["tok_lo"], cands.docs["tok_hi"])
         doc_len = cands.docs["tok_hi"] - cands.docs["tok_lo"]
     else:

@@ -355,6 +355,33 @@ class PassageIndex:
         ids, docs = zip(*rows, strict=True)
         return np.asarray(ids, dtype=np.int64), np.asarray(docs, dtype=np.int64)
 
+    def block_places(self, block_ids: np.ndarray, filters: Filters | None) -> dict[str, np.ndarray]:
+        """Where the blocks that pass the filters lie: column arrays ``id``, ``doc_id``, ``recording_id``,
+        ``first_word``, ``last_word`` (word indexes), their document's ``doc_first_word`` and
+        ``doc_last_word``, and ``given`` (1 when the document is a story that came with the transcript:
+        no posterior stored), in no particular order."""
+        where, params = _filter_sql(filters, "b")
+        rows = self.conn.execute(
+            "SELECT b.id, b.doc_id, b.recording_id, b.first_word, b.last_word, d.first_word, d.last_word,"
+            " s.idx IS NOT NULL AND s.confidence IS NULL"
+            " FROM json_each(?) j JOIN search_blocks b ON b.id = j.value JOIN search_docs d ON d.id = b.doc_id"
+            f" LEFT JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx WHERE 1{where}",
+            [json.dumps(block_ids.tolist()), *params],
+        ).fetchall()
+        names = ("id", "doc_id", "recording_id", "first_word", "last_word", "doc_first_word", "doc_last_word", "given")
+        cols = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+        return {c: np.asarray(v, dtype=np.int64) for c, v in zip(names, cols, strict=True)}
+
+    def given_docs(self, doc_ids: np.ndarray) -> np.ndarray:
+        """Boolean mask, shape (n,): which of the documents are stories that came with the transcript
+        (caption markers: no posterior stored), in the order of ``doc_ids``."""
+        rows = self.conn.execute(
+            "SELECT d.id FROM json_each(?) j JOIN search_docs d ON d.id = j.value"
+            " JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx WHERE s.confidence IS NULL",
+            [json.dumps(doc_ids.tolist())],
+        ).fetchall()
+        return np.isin(doc_ids, np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+
     def fts_bm25_blocks(self, match: str, *, limit: int) -> list[tuple[Any, ...]]:
         """SQLite FTS5's own bm25 ranking of blocks (a baseline): (block id, recording id, first word,
         last word, start, end, char start, char end, bm25 score), best first."""
@@ -393,25 +420,22 @@ class PassageIndex:
             " FROM json_each(?) j JOIN search_blocks b ON b.doc_id = j.value ORDER BY j.key, b.idx",
             [json.dumps(doc_ids.tolist())],
         ).fetchall()
-        n_cols = len(BLOCK_COLUMNS)
-        if not rows:
-            empty = {c: np.array([], dtype=np.float64 if c in ("start", "end") else np.int64) for c in BLOCK_COLUMNS}
-            return empty, {"term": np.array([], dtype=np.int64), "position": np.array([], dtype=np.int64)}
-        cols = list(zip(*rows, strict=True))
-        blocks = {
-            c: np.asarray(cols[i], dtype=np.float64 if c in ("start", "end") else np.int64)
-            for i, c in enumerate(BLOCK_COLUMNS)
-        }
-        tokens = {
-            "term": np.frombuffer(b"".join(cols[n_cols]), dtype=np.int32).astype(np.int64),
-            "position": np.frombuffer(b"".join(cols[n_cols + 1]), dtype=np.int32).astype(np.int64),
-        }
-        if with_word_chars:
-            chars = cols[n_cols + 2]
-            lens = np.fromiter(map(len, chars), dtype=np.int64, count=len(chars)) // 4
-            tokens["word_chars"] = np.frombuffer(b"".join(chars), dtype=np.int32).astype(np.int64)
-            blocks["word_chars_lo"] = np.concatenate([[0], np.cumsum(lens)[:-1]])
-        return blocks, tokens
+        return _block_arrays(rows, with_word_chars)
+
+    def blocks_in_ranges(
+        self, ranges: Sequence[tuple[int, int, int]], *, with_word_chars: bool = False
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The blocks whose first word lies in one of the ``(recording id, first word, last word)`` ranges
+        (disjoint), ordered by recording and word, and their tokens; columns as :meth:`block_rows`."""
+        extra = ", b.word_chars" if with_word_chars else ""
+        rows = self.conn.execute(
+            f"SELECT {', '.join('b.' + c for c in BLOCK_COLUMNS)}, b.tokens, b.positions{extra}"
+            " FROM json_each(?) j JOIN search_blocks b ON b.recording_id = json_extract(j.value, '$[0]')"
+            " AND b.first_word BETWEEN json_extract(j.value, '$[1]') AND json_extract(j.value, '$[2]')"
+            " ORDER BY b.recording_id, b.first_word",
+            [json.dumps([[int(v) for v in r] for r in ranges])],
+        ).fetchall()
+        return _block_arrays(rows, with_word_chars)
 
     def word_times(self, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int], tuple[float, float]]:
         """``(recording id, word index) -> (start, end)`` in seconds."""
@@ -521,6 +545,30 @@ class PassageIndex:
             int(r[0]): {"name": r[1], "path": r[2], "words_per_second": float(r[3] or 0.0), "date": r[4]}
             for r in rows
         }
+
+
+def _block_arrays(rows: Sequence[Sequence[Any]], with_word_chars: bool
+                  ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Block rows (``BLOCK_COLUMNS``, tokens, positions[, word_chars]) as column arrays and token arrays."""
+    n_cols = len(BLOCK_COLUMNS)
+    if not rows:
+        empty = {c: np.array([], dtype=np.float64 if c in ("start", "end") else np.int64) for c in BLOCK_COLUMNS}
+        return empty, {"term": np.array([], dtype=np.int64), "position": np.array([], dtype=np.int64)}
+    cols = list(zip(*rows, strict=True))
+    blocks = {
+        c: np.asarray(cols[i], dtype=np.float64 if c in ("start", "end") else np.int64)
+        for i, c in enumerate(BLOCK_COLUMNS)
+    }
+    tokens = {
+        "term": np.frombuffer(b"".join(cols[n_cols]), dtype=np.int32).astype(np.int64),
+        "position": np.frombuffer(b"".join(cols[n_cols + 1]), dtype=np.int32).astype(np.int64),
+    }
+    if with_word_chars:
+        chars = cols[n_cols + 2]
+        lens = np.fromiter(map(len, chars), dtype=np.int64, count=len(chars)) // 4
+        tokens["word_chars"] = np.frombuffer(b"".join(chars), dtype=np.int32).astype(np.int64)
+        blocks["word_chars_lo"] = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    return blocks, tokens
 
 
 def _filter_sql(filters: Filters | None, block: str) -> tuple[str, list[Any]]:

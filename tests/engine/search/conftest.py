@@ -16,8 +16,9 @@ NEWSSCAPE = SHARED / "newsscape"
 
 
 def add_recording(store: Store, name: str, text: str, *, seconds_per_word: float = 0.4,
-                  stories: list[tuple[int, int]] | None = None) -> int:
-    """Save ``text`` as a recording with synthetic word times, write its stories, index its passages."""
+                  stories: list[tuple[int, int]] | None = None, confidence: float | None = None) -> int:
+    """Save ``text`` as a recording with synthetic word times, write its stories (with the segmenter's
+    posterior ``confidence``, or none: given with the transcript), index its passages."""
     from engine.search import index_passages
 
     words = [WordRow(i * seconds_per_word, i * seconds_per_word + 0.3, 0.9, w) for i, w in enumerate(text.split())]
@@ -29,8 +30,9 @@ def add_recording(store: Store, name: str, text: str, *, seconds_per_word: float
     with store.atomic():
         for k, (a, b) in enumerate(stories or []):
             store.conn.execute(
-                "INSERT INTO stories (recording_id, idx, first_word, last_word, start, end) VALUES (?, ?, ?, ?, ?, ?)",
-                [rid, k, a, b, words[a].start, words[b].end],
+                "INSERT INTO stories (recording_id, idx, first_word, last_word, start, end, confidence)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [rid, k, a, b, words[a].start, words[b].end, confidence],
             )
         index_passages(store, rid)
     return rid
