@@ -333,16 +333,23 @@ def ingest_memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, A
 
 def ingest_memory_table(memory: list[dict[str, Any]]) -> str:
     """Peak RSS of the ingest path over long files (and its peak until recognition ended, where recorded),
-    with the RSS after the first sample and at the end."""
-    lines = ["| engine | minutes | peak RSS | peak while recognising | RSS at 10 min | RSS at the end | RTF |",
-             "|---|---|---|---|---|---|---|"]
+    with the RSS after the first sample and at the end, and after the first hour its range and its
+    least-squares trend in MB per hour of audio (a file of two hours or more)."""
+    lines = ["| engine | minutes | peak RSS | peak while recognising | RSS at 10 min | RSS at the end |"
+             " after 1 h: RSS range | after 1 h: trend | RTF |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for m in memory:
         rss = m["rss_by_minute"]
         first = f"{rss[0][1]:.0f} MB" if rss else "-"
         last = f"{rss[-1][1]:.0f} MB ({rss[-1][0]:.0f} min)" if rss else "-"
         heard = f"{m['peak_recognising_mb']:.0f} MB" if m.get("peak_recognising_mb") else "-"
+        later = np.array([(minutes / 60, mb) for minutes, mb in rss if minutes >= 60]).reshape(-1, 2)
+        span, trend = "-", "-"
+        if later.shape[0] >= 3 and m["minutes"] >= 120:
+            span = f"{later[:, 1].min():.0f}-{later[:, 1].max():.0f} MB"
+            trend = f"{np.polyfit(later[:, 0], later[:, 1], 1)[0]:+.0f} MB/h"
         lines.append(f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {heard} | {first} | {last} |"
-                     f" {m['rtf']:.3f} |")
+                     f" {span} | {trend} | {m['rtf']:.3f} |")
     return "\n".join(lines)
 
 
