@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.asr.base import Word
 from engine.detect import config
 from engine.detect import features as features_module
 from engine.detect.analyzer import analyze
@@ -132,7 +133,11 @@ def test_features_spilled_to_a_temporary_file_are_the_same(rng, monkeypatch, tag
         np.testing.assert_array_equal(a, b, err_msg=name)
         assert not b.flags.writeable, f"{name} is not read from the mapped file"
     assert held.energy_db.flags.writeable  # under the limit, held in memory as before
-    assert analyze(spilled).events == analyze(held).events  # the detectors read mapped columns unchanged
+    words = [Word(4.0 + 0.3 * k, 4.25 + 0.3 * k, 0.9, w) for k, w in enumerate(["the", "glide", "goes", "up", "and", "down"])]
+    a, b = analyze(spilled, words), analyze(held, words)  # the detectors read mapped columns unchanged
+    assert a.events == b.events and a.syllables_per_second == b.syllables_per_second
+    np.testing.assert_array_equal(a.x_duration, b.x_duration)
+    np.testing.assert_array_equal(a.transcribed, b.transcribed)
 
 
 def test_a_full_temporary_folder_is_one_clear_error(rng, monkeypatch):
