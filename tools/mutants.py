@@ -58,9 +58,9 @@ DETECT_END_TO_END = ("tests/engine/detect/test_analyzer.py", "tests/engine/detec
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("search: mm scored with rmp's two-way mixture", "engine/search/ranking.py",
-           "return _passages(cands, _neg_kl(cands, ids, weights, p_coll, *_passage_ranges(cands), params.mm_weights),",
+           "return _passages(cands, _neg_kl(cands, ids, weights, p_coll, *_passage_ranges(cands), params.mm_weights,",
            "return _passages(cands, _neg_kl(cands, ids, weights, p_coll, *_passage_ranges(cands),"
-           " (params.ql_collection_weight, 0.0, 1 - params.ql_collection_weight)),", SEARCH),
+           " (params.ql_collection_weight, 0.0, 1 - params.ql_collection_weight),", SEARCH),
     Mutant("search: the default model is rmp", "engine/search/config.py",
            'DEFAULT_MODEL = "mm"', 'DEFAULT_MODEL = "rmp"', SEARCH),
     Mutant("search: hot-spot blend does not reorder", "engine/search/query.py",
