@@ -154,8 +154,9 @@ def fetch_stretches(places: dict[str, np.ndarray], *, reach: int, max_stretches:
 def _merge(stretches: list[list[int]], lo: int, hi: int) -> tuple[list[list[int]], int, int]:
     """``stretches`` (sorted, disjoint [first, last] word pairs) with [lo, hi] added: the new list, the
     words it adds and how many more stretches there are (1 when [lo, hi] touches none, else <= 0)."""
-    inside = [s for s in stretches if s[1] >= lo - 1 and s[0] <= hi + 1]
-    outside = [s for s in stretches if not (s[1] >= lo - 1 and s[0] <= hi + 1)]
+    touches = [s[1] >= lo - 1 and s[0] <= hi + 1 for s in stretches]
+    inside = [s for s, t in zip(stretches, touches, strict=True) if t]
+    outside = [s for s, t in zip(stretches, touches, strict=True) if not t]
     new = [min([lo, *(s[0] for s in inside)]), max([hi, *(s[1] for s in inside)])]
     added = (new[1] - new[0] + 1) - sum(s[1] - s[0] + 1 for s in inside)
     return sorted([*outside, new]), added, 1 - len(inside)
