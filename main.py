@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 from pathlib import Path
+from typing import NoReturn
 
 
 def run(argv: list[str]) -> int:
@@ -52,9 +55,29 @@ def gui_smoke_test() -> int:
     return run_gui([sys.argv[0]])
 
 
+#: Seconds the interpreter's own shutdown may take once a command or the app has ended: a library's
+#: thread or exit handler that hangs (a cluster's, after Ctrl+C) must not keep a finished process alive.
+EXIT_GRACE_SECONDS = 20.0
+
+
+def exit_bounded(code: int) -> NoReturn:
+    """Exit with ``code``; past :data:`EXIT_GRACE_SECONDS` of shutdown, end the process with it anyway."""
+
+    def hard_exit() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+
+    timer = threading.Timer(EXIT_GRACE_SECONDS, hard_exit)
+    timer.daemon = True
+    timer.start()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
     if getattr(sys, "frozen", False):  # a bundled app's worker processes start through here; a command needs no more
         import multiprocessing
 
         multiprocessing.freeze_support()
-    sys.exit(run(sys.argv[1:]))
+    exit_bounded(run(sys.argv[1:]))

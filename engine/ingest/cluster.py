@@ -249,6 +249,16 @@ def _worker_setup_plugin(*, local: bool) -> Any:
     return EarshotWorkerSetup()
 
 
+def _kill_children(pids: set[int]) -> None:
+    """SIGKILL each process in ``pids`` that is still a child of this one (its owner reaps it)."""
+    import psutil  # Dask's own dependency
+
+    for child in psutil.Process().children():
+        if child.pid in pids:
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+
+
 # -- the client's side ----------------------------------------------------------------------
 
 
@@ -546,8 +556,18 @@ class ClusterPool:
                 client.close(timeout=config.CLUSTER_CLOSE_SECONDS)
         self._inflight.clear()
         if self._local is not None:
+            pids = self._local_worker_pids()
             with contextlib.suppress(Exception):
                 self._local.close(timeout=config.CLUSTER_CLOSE_SECONDS)
+            # A worker inside the recogniser's native code may not stop when its nanny asks, and a close
+            # that timed out leaves it running; no worker this process started may outlive it.
+            _kill_children(pids | self._local_worker_pids())
+
+    def _local_worker_pids(self) -> set[int]:
+        """Process ids of the workers the cluster started here runs now (its nannies' children)."""
+        with contextlib.suppress(Exception):  # the nannies' table changes on the cluster's own thread
+            return {pid for nanny in list(self._local.workers.values()) if (pid := getattr(nanny, "pid", None))}
+        return set()
 
     def __enter__(self) -> ClusterPool:
         return self

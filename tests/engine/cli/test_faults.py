@@ -274,3 +274,23 @@ def test_rasch_simulate_with_a_negative_seed_is_a_usage_error(tmp_path: Path, ca
     assert main(["rasch", "simulate", "--seed", "-1", "--out", str(tmp_path / "m.csv")]) == 2
     assert capsys.readouterr().err == "earshot: error: rasch simulate: argument --seed: must be 0 or more, got -1\n"
     assert not (tmp_path / "m.csv").exists()
+
+
+def test_a_process_whose_shutdown_hangs_still_ends_with_its_code(tmp_path: Path) -> None:
+    # A library's exit handler that never returns (a cluster's, after Ctrl+C) must not keep a finished
+    # command alive: past the grace period the process ends, with its code and its output flushed.
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    script = (
+        "import atexit, sys, threading, time\n"
+        f"sys.path.insert(0, {str(repo)!r})\n"
+        "import main\n"
+        "main.EXIT_GRACE_SECONDS = 1.0\n"
+        "atexit.register(lambda: threading.Event().wait())\n"
+        "print('words written', end='')\n"
+        "main.exit_bounded(7)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (7, "words written"), proc.stderr

@@ -188,6 +188,42 @@ def test_cancel_leaves_nothing_half_written(tmp_path: Path, minute_wav: Path, wh
     assert store.jobs()[0]["status"] == "cancelled"
 
 
+def test_closing_ends_a_worker_that_does_not_stop_when_asked(
+    minute_wav: Path, whisper_model: ModelSpec, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker that does not stop when asked (stuck, or inside native code that holds it) outlives Dask's
+    # close, which runs out of time; the pool ends it itself.
+    from engine import config
+    from engine.audio.decode import probe
+    from engine.ingest.cluster import ClusterPool
+    from engine.ingest.messages import Progress
+
+    pool = ClusterPool(whisper_model, ClusterSpec(local_workers=1))
+    try:
+        pool.submit(pool.idle_workers()[0], 0, probe(minute_wav), content_hash(minute_wav))
+        deadline = time.monotonic() + 120
+        while not any(isinstance(m, Progress) and m.seconds_done > 5 for m in pool.poll(0.5)):
+            assert time.monotonic() < deadline, "recognition never reported progress"
+        worker = _busiest_child()
+        worker.suspend()  # SIGSTOP: it answers neither its nanny's stop message nor SIGTERM
+        monkeypatch.setattr(config, "CLUSTER_CLOSE_SECONDS", 2.0)
+    except BaseException:
+        pool.close(kill=True)
+        raise
+    pool.close(kill=True)
+    deadline = time.monotonic() + 5  # SIGKILL is delivered at once; its owner reaps it on its own thread
+    while _runs(worker):
+        assert time.monotonic() < deadline, "the worker outlived the pool"
+        time.sleep(0.1)
+
+
+def _runs(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def _cli(*args: str, **kw: object) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, str(REPO / "main.py"), *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=REPO, **kw)  # type: ignore[call-overload]
