@@ -209,6 +209,8 @@ class MarkupReader:
             t1 = float(end) if end is not None else np.nan
         except ValueError:
             raise MarkupError(self.source, line, column, f"times in {shown} are not numbers") from None
+        if np.isinf(t0) or np.isinf(t1) or (start is not None and np.isnan(t0)) or (end is not None and np.isnan(t1)):
+            raise MarkupError(self.source, line, column, f"times in {shown} are not finite numbers")
         if self.segments and np.isnan(self.segments[-1].end) and not np.isnan(t0):
             self.segments[-1].end = t0
         self.new_segment(t0, t1)

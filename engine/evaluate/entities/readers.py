@@ -19,6 +19,7 @@ Lines starting with ``;;`` are comments in stm, trn and ctm files.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -33,7 +34,9 @@ from engine.userfiles import read_text
 
 FORMATS = ("sgml", "stm", "trn", "ctm")
 
-_FLOAT = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: One way to match each number: ``\d+\.?\d*`` split a long run of digits every way it could,
+#: so a hostile line of 100,000 digits took minutes.
+_FLOAT = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _CTM_LINE = re.compile(rf"^\s*(\S+)\s+(\S+)\s+({_FLOAT})\s+({_FLOAT})\s+(\S+)(?:\s+({_FLOAT}|NA))?\s*$")
 _STM_LINE = re.compile(rf"^\s*(\S+)\s+(\S+)\s+(\S+)\s+({_FLOAT})\s+({_FLOAT})(\s+<[^<>]*,[^<>]*>)?(.*)$")
 _TRN_LINE = re.compile(r"^(.*)\(([^()]+)\)\s*$")
@@ -84,6 +87,14 @@ def _match(pattern: re.Pattern[str], line: str, where: str, expected: str) -> re
     return m
 
 
+def _check_times(rows: list[tuple[Any, ...]], lines: list[str], source: str) -> None:
+    """TranscriptError "``source``:line: times are not finite numbers" for a row (file, channel, t0, t1, ..., line
+    number, ...) whose times overflow (1e999); ``lines`` are the file's lines."""
+    for row in rows:
+        if not (math.isfinite(row[2]) and math.isfinite(row[3])):
+            raise TranscriptError(f"{source}:{row[5]}: times are not finite numbers: {lines[row[5] - 1]!r}")
+
+
 def read_ctm(text: str, source: str = "<ctm>") -> Transcript:
     """Words with times, in file order per (file, channel); short tags allowed on words.
 
@@ -104,6 +115,7 @@ def read_ctm(text: str, source: str = "<ctm>") -> Transcript:
     first_seen: dict[tuple[str, str], int] = {}
     for r in rows:
         first_seen.setdefault((r[0], r[1]), len(first_seen))
+    _check_times(rows, text.splitlines(), source)
     rows.sort(key=lambda r: first_seen[(r[0], r[1])])  # stable: words keep file order within a channel
     reader = MarkupReader(source)
     for file, channel, start, dur, word, number, column in rows:
@@ -123,6 +135,7 @@ def read_stm(text: str, source: str = "<stm>") -> Transcript:
     for number, line in _scored_lines(text):
         m = _match(_STM_LINE, line, f"{source}:{number}", "an STM line (file channel speaker start end text)")
         rows.append((m.group(1), m.group(2), float(m.group(4)), float(m.group(5)), m.group(7), number, m.start(7) + 1))
+    _check_times(rows, text.splitlines(), source)
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     reader = MarkupReader(source)
     for file, channel, start, end, body, number, column in rows:

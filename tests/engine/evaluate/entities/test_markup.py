@@ -55,8 +55,11 @@ def test_segment_times_spread_over_words():
     ("<P></P> A", "<text>:1:1: entity <P> has no words"),
     ("A < B", "<text>:1:3: stray or unterminated angle bracket near '< B'"),
     ("<COMMENT> A", "<text>:1:1: unclosed <COMMENT>"),
+    ('<Segment S_time="inf" E_time="inf">A</Segment>',
+     '<text>:1:1: times in <Segment S_time="inf" E_time="inf"> are not finite numbers'),
+    ('<Sync Time="nan"/> A', '<text>:1:1: times in <Sync Time="nan"/> are not finite numbers'),
 ], ids=["nested", "unclosed", "close-without-open", "mismatched-close", "unknown-type", "wrong-element",
-        "no-type", "unknown-tag", "empty", "stray-bracket", "unclosed-comment"])
+        "no-type", "unknown-tag", "empty", "stray-bracket", "unclosed-comment", "infinite-time", "nan-time"])
 def test_malformed_markup(text, message):
     with pytest.raises(MarkupError) as info:
         parse_marked_text(text)
@@ -72,6 +75,23 @@ def test_ctm_with_short_tags_and_confidence():
 def test_bad_ctm_line():
     with pytest.raises(TranscriptError, match=r"x.ctm:2: not a CTM line"):
         read_ctm("rec 1 0.5 0.2 A\nrec 1 zero 0.2 B\n", "x.ctm")
+
+
+def test_times_that_overflow_are_refused_with_their_line():
+    with pytest.raises(TranscriptError, match=r"^x.ctm:2: times are not finite numbers: 'rec 1 1e999 0.2 B'$"):
+        read_ctm("rec 1 0.5 0.2 A\nrec 1 1e999 0.2 B\n", "x.ctm")
+    with pytest.raises(TranscriptError, match=r"^x.stm:1: times are not finite numbers: 'rec 1 spk 0 1e400 A'$"):
+        read_stm("rec 1 spk 0 1e400 A\n", "x.stm")
+
+
+def test_a_line_of_a_million_digits_is_refused_in_one_line():
+    # Each number matches one way: a pattern that could split a run of digits anywhere took time
+    # quadratic in its length (hours for this line) before it said no.
+    digits = "1" * 1_000_000
+    with pytest.raises(TranscriptError, match=r"^x.ctm:1: not a CTM line"):
+        read_ctm(f"rec 1 {digits} x\n", "x.ctm")
+    with pytest.raises(TranscriptError, match=r"^x.stm:1: not an STM line"):
+        read_stm(f"rec 1 spk {digits}x 0 A\n", "x.stm")
 
 
 def test_stm_segments_and_markup_errors_name_the_line():
