@@ -87,12 +87,13 @@ def _match(pattern: re.Pattern[str], line: str, where: str, expected: str) -> re
     return m
 
 
-def _check_times(rows: list[tuple[Any, ...]], lines: list[str], source: str) -> None:
+def _check_times(rows: list[tuple[Any, ...]], text: str, source: str) -> None:
     """TranscriptError "``source``:line: times are not finite numbers" for a row (file, channel, t0, t1, ..., line
-    number, ...) whose times overflow (1e999); ``lines`` are the file's lines."""
+    number, ...) of ``text`` whose times overflow (1e999)."""
     for row in rows:
         if not (math.isfinite(row[2]) and math.isfinite(row[3])):
-            raise TranscriptError(f"{source}:{row[5]}: times are not finite numbers: {lines[row[5] - 1]!r}")
+            line = text.splitlines()[row[5] - 1]  # split again only to quote the line
+            raise TranscriptError(f"{source}:{row[5]}: times are not finite numbers: {line!r}")
 
 
 def read_ctm(text: str, source: str = "<ctm>") -> Transcript:
@@ -115,7 +116,7 @@ def read_ctm(text: str, source: str = "<ctm>") -> Transcript:
     first_seen: dict[tuple[str, str], int] = {}
     for r in rows:
         first_seen.setdefault((r[0], r[1]), len(first_seen))
-    _check_times(rows, text.splitlines(), source)
+    _check_times(rows, text, source)
     rows.sort(key=lambda r: first_seen[(r[0], r[1])])  # stable: words keep file order within a channel
     reader = MarkupReader(source)
     for file, channel, start, dur, word, number, column in rows:
@@ -135,7 +136,7 @@ def read_stm(text: str, source: str = "<stm>") -> Transcript:
     for number, line in _scored_lines(text):
         m = _match(_STM_LINE, line, f"{source}:{number}", "an STM line (file channel speaker start end text)")
         rows.append((m.group(1), m.group(2), float(m.group(4)), float(m.group(5)), m.group(7), number, m.start(7) + 1))
-    _check_times(rows, text.splitlines(), source)
+    _check_times(rows, text, source)
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     reader = MarkupReader(source)
     for file, channel, start, end, body, number, column in rows:
