@@ -36,19 +36,23 @@ AUDIO_EXTENSIONS = frozenset(
 #: the Korean model, peak RSS over 10 minutes 815 MB at 30 s against 933 MB at 120 s.
 VOSK_RENEW_SECONDS = 30.0
 
-#: Whisper decodes the stream in chunks of at most this many seconds (several of its
-#: own 30 s windows), cut at the quietest 0.1 s in the last
-#: ``WHISPER_CUT_WINDOW_SECONDS`` of each chunk so that no word is split. Chosen on one
-#: generated broadcast (asr-broadcast-en, seed 1; Whisper base), the lowest WER of 30, 60,
-#: 120 and 240 s: 0.42 (197 words inserted), 0.24, 0.22 and 0.22, with 60, 54, 52 and 51 CPU
-#: s; faster-whisper on the whole file 0.21 and 45 CPU s. Seeds 2 and 3 then showed 240 s
-#: dropping 85 words of one broadcast. A 120 s chunk is 7.7 MB of float32 samples.
-#: Held-out figures (seeds 4 and 5): ``bench/chunk_bench.py``.
-WHISPER_CHUNK_SECONDS = 120.0
+#: Whisper hears the stream's speech in chunks of at most this many seconds of speech, each decoded on
+#: its own; the chunk's last 30 s window is decoded over whatever speech is left, so each chunk costs
+#: about half a window more than one call on the whole file (``bench/chunk_bench.py``: 10 to 19 % more
+#: CPU at 120 s). 600 s: a ten-minute recording is one chunk, as the whole file is to faster-whisper.
+#: Memory: the chunk's speech, joined, and its features (64 + 64 + 32 KB per second: 96 MB), since the
+#: features are computed a block at a time (``engine/asr/whisper_features.py``).
+WHISPER_CHUNK_SECONDS = 600.0
+#: The voice-activity filter hears the stream in pieces of at most this many seconds (its memory, about
+#: 0.7 MB per second heard at once, is what bounds them), cut at the quietest 0.1 s in the last
+#: ``WHISPER_CUT_WINDOW_SECONDS`` of each so that no word is split. Chosen on one generated broadcast
+#: (asr-broadcast-en, seed 1; Whisper base) as the chunk length when the two were one: the lowest WER of
+#: 30, 60, 120 and 240 s. Held-out figures (seeds 4 and 5): ``bench/chunk_bench.py``.
+WHISPER_VAD_SECONDS = 120.0
 #: Seconds of decoded audio queued for the detectors and the diarizer, which hear the blocks on a
-#: thread beside recognition (int16: 32 KB per second): a chunk and some, so that taking a chunk's
-#: blocks seldom waits for them.
-SIDE_QUEUE_SECONDS = WHISPER_CHUNK_SECONDS + 30.0
+#: thread beside recognition (int16: 32 KB per second, 23 MB): the recogniser takes up to a chunk of
+#: speech and a piece before it decodes, and taking them seldom waits for the thread beside it.
+SIDE_QUEUE_SECONDS = WHISPER_CHUNK_SECONDS + WHISPER_VAD_SECONDS
 WHISPER_CUT_WINDOW_SECONDS = 8.0
 #: Beam width of Whisper's decoder (1: greedy).
 WHISPER_BEAM_SIZE = 5

@@ -1,19 +1,19 @@
-"""Whisper recognition through CTranslate2 (``faster-whisper``), decoded in bounded chunks.
+"""Whisper recognition through CTranslate2 (``faster-whisper``), decoded in bounded chunks of speech.
 
-The stream is cut into chunks of at most ``config.WHISPER_CHUNK_SECONDS`` at the
-quietest moment near each chunk's end, so memory stays flat however long the
-recording, and each chunk is decoded on its own (no text carried over from the
-previous chunk, which is what lets Whisper fall into repetition loops). A chunk
-holds several of Whisper's 30 s windows: each chunk's last window is decoded
-over whatever audio is left, so short chunks cost extra passes
-(``bench/chunk_bench.py``). The recogniser reports how far it has heard
-segment by segment (``on_heard``), since it takes a whole chunk of blocks
-before it decodes any. Silence
-inside a chunk is skipped by the Silero voice-activity filter that ships with
-``faster-whisper``; runs of repeated words that survive are cut by
-``drop_repeats``. Sub-word pieces are joined into written words (``join_pieces``).
-Every word keeps Whisper's cased, punctuated form in
-``Word.display``; ``Word.text`` is the normalised token search uses.
+The stream is cut into pieces of at most ``config.WHISPER_VAD_SECONDS`` at the quietest
+moment near each piece's end, and the Silero voice-activity filter that ships with
+``faster-whisper`` finds each piece's speech as it arrives; music, silence and noise go no
+further. The speech is joined into chunks of at most ``config.WHISPER_CHUNK_SECONDS`` and each
+chunk is decoded on its own (no text carried over from the previous chunk, which is what lets
+Whisper fall into repetition loops), its times mapped back to the stream's. So memory stays flat
+however long the recording: a piece, a chunk of speech and its features (computed a block at a
+time, ``engine/asr/whisper_features.py``). A chunk holds many of Whisper's 30 s windows; its last
+window is decoded over whatever speech is left, so short chunks cost extra passes
+(``bench/chunk_bench.py``). The recogniser reports how far it has heard segment by segment
+(``on_heard``), since it takes a whole chunk of blocks before it decodes any. Runs of repeated
+words that survive are cut by ``drop_repeats``. Sub-word pieces are joined into written words
+(``join_pieces``). Every word keeps Whisper's cased, punctuated form in ``Word.display``;
+``Word.text`` is the normalised token search uses.
 """
 
 from __future__ import annotations
@@ -26,9 +26,13 @@ import numpy as np
 
 from engine import config
 from engine.asr.base import ModelSpec, Word
+from engine.asr.whisper_features import lean_extractor
 from engine.asr.whisper_load import load_whisper_model
 from engine.errors import ModelError
 
+#: Silence (ms) the voice-activity filter needs before it ends a stretch of speech (faster-whisper's default:
+#: 2000).
+VAD_MIN_SILENCE_MS = 500
 _TOKEN_CHARS = re.compile(r"[^\w'’.-]+")
 _EDGE_CHARS = "'’.-_"
 
@@ -76,6 +80,7 @@ class WhisperTranscriber:
 
     def __init__(self, spec: ModelSpec) -> None:
         self._model = load_whisper_model(spec)
+        self._model.feature_extractor = lean_extractor(self._model.feature_extractor)  # long chunks, flat memory
         self.model_name = spec.name
         self._multilingual = bool(self._model.model.is_multilingual)
         # "en-us" -> "en"; "und" (unknown) lets a multilingual model detect the language per chunk
@@ -93,46 +98,47 @@ class WhisperTranscriber:
         self, blocks: Iterable[np.ndarray], *, sr: int, on_heard: Callable[[float], None] | None = None
     ) -> Iterator[list[Word]]:
         """Consume int16 blocks (shape (n,)); yield the words of each decoded chunk. ``on_heard(seconds)``
-        follows the decoder segment by segment (the blocks consumed run up to a chunk ahead of it)."""
+        follows the decoder segment by segment (the blocks consumed run up to a chunk ahead of it).
+
+        The stream is cut into pieces of at most ``WHISPER_VAD_SECONDS`` at their quietest moment, and
+        each piece's speech is found by the voice-activity filter as it arrives. The speech is decoded
+        in chunks of at most ``WHISPER_CHUNK_SECONDS`` of speech, each ending where a piece's speech
+        does; word times are those of the stream.
+        """
         if sr != 16000:
             raise ModelError(f"{self.model_name}: Whisper needs 16000 Hz audio, got {sr} Hz")
-        limit = int(config.WHISPER_CHUNK_SECONDS * sr)
-        earliest = int((config.WHISPER_CHUNK_SECONDS - config.WHISPER_CUT_WINDOW_SECONDS) * sr)
-        pending: list[np.ndarray] = []
-        held = 0
-        offset = 0  # samples before pending[0]
-        for block in blocks:
-            pending.append(np.asarray(block, dtype=np.int16).astype(np.float32) / 32768.0)
-            held += block.size
-            while held >= limit:
-                audio = np.concatenate(pending)
-                cut = quietest_cut(audio[:limit], sr=sr, earliest=earliest)
-                words = self.decode(audio[:cut], offset=offset / sr, on_heard=on_heard)
-                if words:
-                    yield words
-                pending, held, offset = [audio[cut:]], audio.size - cut, offset + cut
-        if held:
-            words = self.decode(np.concatenate(pending), offset=offset / sr, on_heard=on_heard)
-            if words:
-                yield words
-        if on_heard is not None:
-            on_heard((offset + held) / sr)
+        heard = _Heard(on_heard)
+        speech = _Speech(limit=int(config.WHISPER_CHUNK_SECONDS * sr))
+        for offset, piece in _pieces(blocks, sr=sr):
+            for start, end in speech_spans(piece):
+                if not speech.fits(end - start) and speech.spans:
+                    if words := self.decode_speech(*speech.take(), on_heard=heard):
+                        yield words
+                    heard((offset + start) / sr)
+                speech.add(piece[start:end], offset + start, offset + end)
+            heard.ahead = (offset + piece.size) / sr  # told once the speech before it is decoded
+        if speech.spans and (words := self.decode_speech(*speech.take(), on_heard=heard)):
+            yield words
+        heard(heard.ahead)
 
-    def decode(
-        self, audio: np.ndarray, *, offset: float = 0.0, on_heard: Callable[[float], None] | None = None
+    def decode_speech(
+        self, audio: np.ndarray, spans: Sequence[tuple[int, int]], *, on_heard: Callable[[float], None] | None = None
     ) -> list[Word]:
-        """Words of one chunk (float32 in [-1, 1], shape (n,), 16 kHz), times shifted by ``offset`` s;
-        ``on_heard(seconds)`` after each of the decoder's segments."""
+        """Words of one chunk of speech: ``audio`` (float32 in [-1, 1], shape (n,), 16 kHz) is the stream's
+        ``spans`` ([start, end) samples) joined, and word times are the stream's. ``on_heard(seconds)``
+        after each of the decoder's segments."""
         if audio.size < int(0.1 * 16000):
             return []
-        segments, _info = self._model.transcribe(audio, **self.decode_options())
+        from faster_whisper.transcribe import restore_speech_timestamps  # lazy: imported with the model
+
+        options = {key: value for key, value in self.decode_options().items() if key != "vad_parameters"}
+        segments, _info = self._model.transcribe(audio, **{**options, "vad_filter": False})
         pieces: list[Any] = []
-        for segment in segments:
+        for segment in restore_speech_timestamps(segments, [{"start": a, "end": b} for a, b in spans], 16000):
             pieces.extend(segment.words or ())
             if on_heard is not None:
-                on_heard(offset + float(segment.end))
-        words = join_pieces(pieces, offset=offset)
-        return drop_repeats([w for w in words if w.text])
+                on_heard(float(segment.end))
+        return drop_repeats([w for w in join_pieces(pieces) if w.text])
 
     def decode_options(self) -> dict[str, Any]:
         """Keyword arguments given to ``WhisperModel.transcribe`` for every chunk."""
@@ -144,8 +150,75 @@ class WhisperTranscriber:
             "word_timestamps": True,
             "condition_on_previous_text": False,
             "vad_filter": True,
-            "vad_parameters": {"min_silence_duration_ms": 500},
+            "vad_parameters": {"min_silence_duration_ms": VAD_MIN_SILENCE_MS},
         }
+
+
+def speech_spans(piece: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) sample spans of the speech in ``piece`` (float32, shape (n,), 16 kHz), as the Silero
+    voice-activity filter inside faster-whisper finds them (padded as it pads them)."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps  # lazy: loads the VAD's ONNX model
+
+    found = get_speech_timestamps(piece, VadOptions(min_silence_duration_ms=VAD_MIN_SILENCE_MS))
+    return [(int(c["start"]), int(c["end"])) for c in found]
+
+
+def _pieces(blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[tuple[int, np.ndarray]]:
+    """(first sample, float32 samples) of the stream cut into pieces of at most ``WHISPER_VAD_SECONDS``,
+    each ending at the quietest moment of its last ``WHISPER_CUT_WINDOW_SECONDS``."""
+    limit = int(config.WHISPER_VAD_SECONDS * sr)
+    earliest = int((config.WHISPER_VAD_SECONDS - config.WHISPER_CUT_WINDOW_SECONDS) * sr)
+    pending: list[np.ndarray] = []
+    held = offset = 0
+    for block in blocks:
+        pending.append(np.asarray(block, dtype=np.int16).astype(np.float32) / 32768.0)
+        held += block.size
+        while held >= limit:
+            audio = np.concatenate(pending)
+            cut = quietest_cut(audio[:limit], sr=sr, earliest=earliest)
+            yield offset, audio[:cut]
+            pending, held, offset = [audio[cut:]], audio.size - cut, offset + cut
+    if held:
+        yield offset, np.concatenate(pending)
+
+
+class _Speech:
+    """The speech held for the next decode: its samples and their [start, end) spans in the stream."""
+
+    def __init__(self, *, limit: int) -> None:
+        self.limit = limit
+        self.samples: list[np.ndarray] = []
+        self.spans: list[tuple[int, int]] = []
+        self.size = 0
+
+    def fits(self, count: int) -> bool:
+        return self.size + count <= self.limit
+
+    def add(self, samples: np.ndarray, start: int, end: int) -> None:
+        self.samples.append(samples)
+        self.spans.append((start, end))
+        self.size += samples.size
+
+    def take(self) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """The samples joined (float32, shape (size,)) and the spans; nothing is held after."""
+        audio = np.concatenate(self.samples) if self.samples else np.zeros(0, dtype=np.float32)
+        spans = self.spans
+        self.samples, self.spans, self.size = [], [], 0
+        return audio, spans
+
+
+class _Heard:
+    """Tells ``on_heard`` how far the decoder has heard, never backwards."""
+
+    def __init__(self, on_heard: Callable[[float], None] | None) -> None:
+        self._on_heard = on_heard
+        self._told = 0.0
+        self.ahead = 0.0  # seconds of stream taken so far
+
+    def __call__(self, seconds: float) -> None:
+        if self._on_heard is not None and seconds >= self._told:
+            self._told = seconds
+            self._on_heard(seconds)
 
 
 def join_pieces(pieces: Sequence[Any], *, offset: float = 0.0) -> list[Word]:
