@@ -44,7 +44,7 @@ VOSK_RENEW_SECONDS = 30.0
 #: features are computed a block at a time (``engine/asr/whisper_features.py``).
 WHISPER_CHUNK_SECONDS = 600.0
 #: The voice-activity filter hears the stream in pieces of at most this many seconds (its memory, about
-#: 0.7 MB per second heard at once, is what bounds them), cut at the quietest 0.1 s in the last
+#: 0.4 to 0.7 MB per second heard at once, is what bounds them), cut at the quietest 0.1 s in the last
 #: ``WHISPER_CUT_WINDOW_SECONDS`` of each so that no word is split. Chosen on one generated broadcast
 #: (asr-broadcast-en, seed 1; Whisper base) as the chunk length when the two were one: the lowest WER of
 #: 30, 60, 120 and 240 s. Held-out figures (seeds 4 and 5): ``bench/chunk_bench.py``.
