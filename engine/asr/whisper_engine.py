@@ -183,11 +183,12 @@ def _pieces(blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[tuple[int, np.
 
 
 class _Speech:
-    """The speech held for the next decode: its samples and their [start, end) spans in the stream."""
+    """The speech held for the next decode, written into one buffer of ``limit`` samples (float32;
+    pages never written cost no memory), and its [start, end) spans in the stream."""
 
     def __init__(self, *, limit: int) -> None:
         self.limit = limit
-        self.samples: list[np.ndarray] = []
+        self.buffer = np.empty(0, dtype=np.float32)
         self.spans: list[tuple[int, int]] = []
         self.size = 0
 
@@ -195,15 +196,19 @@ class _Speech:
         return self.size + count <= self.limit
 
     def add(self, samples: np.ndarray, start: int, end: int) -> None:
-        self.samples.append(samples)
+        if self.buffer.size < self.size + samples.size:
+            grown = np.empty(max(self.limit, self.size + samples.size), dtype=np.float32)
+            grown[: self.size] = self.buffer[: self.size]
+            self.buffer = grown
+        self.buffer[self.size : self.size + samples.size] = samples
         self.spans.append((start, end))
         self.size += samples.size
 
     def take(self) -> tuple[np.ndarray, list[tuple[int, int]]]:
-        """The samples joined (float32, shape (size,)) and the spans; nothing is held after."""
-        audio = np.concatenate(self.samples) if self.samples else np.zeros(0, dtype=np.float32)
-        spans = self.spans
-        self.samples, self.spans, self.size = [], [], 0
+        """The samples held (a view of the buffer, shape (size,): decode it before the next ``add``) and
+        their spans; nothing is held after."""
+        audio, spans = self.buffer[: self.size], self.spans
+        self.spans, self.size = [], 0
         return audio, spans
 
 

@@ -81,7 +81,7 @@ def test_whisper_decodes_a_long_stream_in_bounded_chunks(
 
     clips = [decode_all(p) for p in sorted(librivox)]
     silence = np.zeros(4 * 16000, dtype=np.int16)
-    stream = np.concatenate((clips + [silence]) * 4)  # 4 x (25 s + 4 s)
+    stream = np.concatenate([*clips, silence] * 4)  # 4 x (25 s + 4 s)
     pulled = [0]
     heard: list[tuple[float, float]] = []  # (seconds told, seconds of blocks consumed by then)
 
