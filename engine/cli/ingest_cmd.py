@@ -92,7 +92,7 @@ class _Reporter:
             print(f"  batch    {self.totals.line()}", file=sys.stderr, flush=True)
 
     def state(self, o: FileOutcome) -> None:
-        name = Path(o.path).name
+        name = shown(Path(o.path).name)
         if o.state is JobState.QUEUED:
             self.totals.queued(o)
             return

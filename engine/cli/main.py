@@ -117,7 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return the process exit code.
 
     Output piped into a reader that stops early (``| head``) ends the command
-    quietly; file names that are not valid UTF-8 are written back as their bytes.
+    quietly. A file name's bytes that are not UTF-8 are shown as ``\\xNN``, as the index
+    stores them (``terminal.shown``); anything printed without it writes them back as bytes.
     """
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):

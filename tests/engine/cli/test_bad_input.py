@@ -67,9 +67,10 @@ def test_a_file_name_that_is_not_utf8_is_indexed_with_the_rest(tmp_path: Path, c
     _no_traceback(run)
     assert run.returncode == 0, run.stderr
     assert "2 transcribed" in run.stdout
+    assert f"done     {d}/b\\xe9.wav: " in run.stdout and f"started  {d}/b\\xe9.wav" in run.stderr  # as `list` spells it
     listing = earshot("list", db=tmp_path / "lib.sqlite")
     _no_traceback(listing)
-    assert listing.returncode == 0 and "rail.wav" in listing.stdout and "b" in listing.stdout
+    assert listing.returncode == 0 and "rail.wav" in listing.stdout and "b\\xe9.wav" in listing.stdout
     again = earshot("ingest", "--workers", "1", str(d), db=tmp_path / "lib.sqlite")
     assert "0 transcribed, 2 unchanged" in again.stdout, again.stdout + again.stderr
 
