@@ -3,8 +3,8 @@
 faster-whisper's own extractor takes the short-time Fourier transform of the whole input at
 once: about 850 bytes of temporaries per sample, 0.5 GB for ten minutes of audio, which is what
 kept ingest's decode chunks short. :func:`log_mel` computes the same numbers (same framing,
-window, filter bank and dynamic-range clamp) ``BLOCK_FRAMES`` frames at a time into one
-(80, frames) float32 array, 32 KB per second of audio. :func:`lean_extractor` wraps a loaded
+window, filter bank and dynamic-range clamp) ``BLOCK_FRAMES`` frames at a time, each block's
+samples padded on their own, into one (80, frames) float32 array: 32 KB per second of audio. :func:`lean_extractor` wraps a loaded
 model's extractor so that ``WhisperModel.transcribe`` uses it.
 """
 
@@ -28,26 +28,18 @@ def log_mel(
     ``(max(log10(power), peak - 8) + 4) / 4`` with ``peak`` the largest over the whole input.
     """
     samples = np.asarray(audio, dtype=np.float32).ravel()
-    half, size = n_fft // 2, samples.size + padding
-    # One copy of the input: ``padding`` zeros appended, then ``half`` samples reflected at each end
-    # (numpy's "reflect" padding, as faster-whisper's).
-    padded = np.zeros(size + 2 * half, dtype=np.float32)
-    padded[half : half + samples.size] = samples
-    if size <= half:
-        padded = np.pad(padded[half : half + size], (half, half), mode="reflect")  # shorter than the reflection
-    else:
-        padded[:half] = padded[2 * half : half : -1]
-        padded[half + size :] = padded[half + size - 2 : size - 2 : -1]
-    n_frames = 1 + (padded.size - n_fft) // hop
-    frames = np.lib.stride_tricks.as_strided(
-        padded, (n_frames, n_fft), (hop * padded.strides[0], padded.strides[0]), writeable=False
-    )
+    half = n_fft // 2
+    n_frames = 1 + (samples.size + padding + 2 * half - n_fft) // hop
     window = np.hanning(n_fft + 1)[:-1].astype(np.float32)
     filters = np.asarray(mel_filters, dtype=np.float32)
     out = np.empty((filters.shape[0], n_frames - 1), dtype=np.float32)
     for start in range(0, n_frames - 1, BLOCK_FRAMES):
         stop = min(start + BLOCK_FRAMES, n_frames - 1)
-        spectrum = np.fft.rfft(frames[start:stop] * window, n=n_fft, axis=-1).astype(np.complex64)
+        piece = _padded(samples, padding, half, start * hop, (stop - 1) * hop + n_fft)
+        frames = np.lib.stride_tricks.as_strided(
+            piece, (stop - start, n_fft), (hop * piece.strides[0], piece.strides[0]), writeable=False
+        )
+        spectrum = np.fft.rfft(frames * window, n=n_fft, axis=-1).astype(np.complex64)
         power = np.abs(spectrum) ** 2  # (frames, bins)
         out[:, start:stop] = np.log10(np.clip(filters @ power.T, 1e-10, None))
     if out.size:
@@ -55,6 +47,18 @@ def log_mel(
     out += 4.0
     out /= 4.0
     return out
+
+
+def _padded(samples: np.ndarray, padding: int, half: int, lo: int, hi: int) -> np.ndarray:
+    """Samples ``lo:hi`` (float32) of ``samples`` with ``padding`` zeros appended and ``half`` samples
+    reflected at each end (numpy's "reflect" padding, as faster-whisper's), the whole never padded."""
+    size = samples.size + padding
+    if size <= half:  # shorter than the reflection: numpy reflects it back and forth
+        return np.pad(np.pad(samples, (0, padding)), (half, half), mode="reflect")[lo:hi]
+    at = np.abs(np.arange(lo - half, hi - half))
+    at = np.where(at > size - 1, 2 * (size - 1) - at, at)
+    inside = at < samples.size
+    return np.where(inside, samples[np.where(inside, at, 0)] if samples.size else 0, 0).astype(np.float32)
 
 
 def lean_extractor(extractor: Any) -> Any:
