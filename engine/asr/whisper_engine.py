@@ -116,7 +116,9 @@ class WhisperTranscriber:
                         yield words
                     heard((offset + start) / sr)
                 speech.add(piece[start:end], offset + start, offset + end)
-            heard.ahead = (offset + piece.size) / sr  # told once the speech before it is decoded
+            heard.ahead = (offset + piece.size) / sr
+            if not speech.spans:  # nothing waits for the decoder: it has heard the stream this far
+                heard(heard.ahead)
         if speech.spans and (words := self.decode_speech(*speech.take(), on_heard=heard)):
             yield words
         heard(heard.ahead)

@@ -57,6 +57,15 @@ def test_whisper_hears_nothing_in_silence_or_a_steady_tone(whisper) -> None:  # 
     assert len(_words(whisper, iter([tone]))) <= 2
 
 
+def test_progress_moves_through_a_stream_without_speech(whisper: WhisperTranscriber) -> None:
+    """No speech waits for the decoder, so each voice-activity piece heard is progress told."""
+    told: list[float] = []
+    silence = (np.zeros(16000, dtype=np.int16) for _ in range(int(2.5 * config.WHISPER_VAD_SECONDS)))
+    assert [w for u in whisper.transcribe(silence, sr=16000, on_heard=told.append) for w in u] == []
+    assert len(told) >= 3 and told == sorted(told) and told[-1] == 2.5 * config.WHISPER_VAD_SECONDS, told
+    assert told[0] <= config.WHISPER_VAD_SECONDS, told
+
+
 def test_whisper_decodes_a_long_stream_in_bounded_chunks(
     whisper_model: ModelSpec, librivox: dict[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
