@@ -108,33 +108,32 @@ class WhisperTranscriber:
         if sr != 16000:
             raise ModelError(f"{self.model_name}: Whisper needs 16000 Hz audio, got {sr} Hz")
         heard = _Heard(on_heard)
-        speech = _Speech(limit=int(config.WHISPER_CHUNK_SECONDS * sr))
+        speech = HeldSpeech(limit=int(config.WHISPER_CHUNK_SECONDS * sr))
         for offset, piece in _pieces(blocks, sr=sr):
             for start, end in speech_spans(piece):
                 if not speech.fits(end - start) and speech.spans:
-                    if words := self.decode_speech(*speech.take(), on_heard=heard):
+                    if words := self.decode_speech(speech, on_heard=heard):
                         yield words
                     heard((offset + start) / sr)
                 speech.add(piece[start:end], offset + start, offset + end)
             heard.ahead = (offset + piece.size) / sr
             if not speech.spans:  # nothing waits for the decoder: it has heard the stream this far
                 heard(heard.ahead)
-        if speech.spans and (words := self.decode_speech(*speech.take(), on_heard=heard)):
+        if speech.spans and (words := self.decode_speech(speech, on_heard=heard)):
             yield words
         heard(heard.ahead)
 
-    def decode_speech(
-        self, audio: np.ndarray, spans: Sequence[tuple[int, int]], *, on_heard: Callable[[float], None] | None = None
-    ) -> list[Word]:
-        """Words of one chunk of speech: ``audio`` (float32 in [-1, 1], shape (n,), 16 kHz) is the stream's
-        ``spans`` ([start, end) samples) joined, and word times are the stream's. ``on_heard(seconds)``
-        after each of the decoder's segments."""
+    def decode_speech(self, speech: HeldSpeech, *, on_heard: Callable[[float], None] | None = None) -> list[Word]:
+        """Words of the speech held (times the stream's), which is let go as soon as its features are
+        made: the decoder runs without it. ``on_heard(seconds)`` after each of the decoder's segments."""
+        audio, spans = speech.take()
         if audio.size < int(0.1 * 16000):
             return []
         from faster_whisper.transcribe import restore_speech_timestamps  # lazy: imported with the model
 
         options = {key: value for key, value in self.decode_options().items() if key != "vad_parameters"}
         segments, _info = self._model.transcribe(audio, **{**options, "vad_filter": False})
+        del audio  # the segments are decoded from the features alone
         pieces: list[Any] = []
         for segment in restore_speech_timestamps(segments, [{"start": a, "end": b} for a, b in spans], 16000):
             pieces.extend(segment.words or ())
@@ -184,9 +183,9 @@ def _pieces(blocks: Iterable[np.ndarray], *, sr: int) -> Iterator[tuple[int, np.
         yield offset, np.concatenate(pending)
 
 
-class _Speech:
-    """The speech held for the next decode, written into one buffer of ``limit`` samples (float32;
-    pages never written cost no memory), and its [start, end) spans in the stream."""
+class HeldSpeech:
+    """The speech waiting for the next decode, written into one buffer of up to ``limit`` samples
+    (float32; pages never written cost no memory), and its [start, end) spans in the stream."""
 
     def __init__(self, *, limit: int) -> None:
         self.limit = limit
@@ -207,10 +206,9 @@ class _Speech:
         self.size += samples.size
 
     def take(self) -> tuple[np.ndarray, list[tuple[int, int]]]:
-        """The samples held (a view of the buffer, shape (size,): decode it before the next ``add``) and
-        their spans; nothing is held after."""
+        """The samples held (shape (size,)) and their spans; the buffer is handed over, not kept."""
         audio, spans = self.buffer[: self.size], self.spans
-        self.spans, self.size = [], 0
+        self.buffer, self.spans, self.size = np.empty(0, dtype=np.float32), [], 0
         return audio, spans
 
 

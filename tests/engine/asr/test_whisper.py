@@ -13,7 +13,7 @@ import pytest
 
 from engine import config
 from engine.asr import ModelSpec, Word, load_transcriber
-from engine.asr.whisper_engine import WhisperTranscriber, drop_repeats, normalise_token, quietest_cut
+from engine.asr.whisper_engine import HeldSpeech, WhisperTranscriber, drop_repeats, normalise_token, quietest_cut
 from engine.audio.decode import decode_all, iter_pcm_blocks
 from engine.errors import AudioError, ModelError
 from engine.evaluate.word_errors import scoring_tokens, word_errors
@@ -81,10 +81,11 @@ def test_whisper_decodes_a_long_stream_in_bounded_chunks(
     rss: list[int] = []
 
     class Recording(WhisperTranscriber):
-        def decode_speech(self, audio: np.ndarray, spans: Any, *, on_heard: Any = None) -> list[Word]:
-            chunks.append(audio.size)
-            assert audio.size == sum(b - a for a, b in spans) and all(a < b for a, b in spans)
-            words = super().decode_speech(audio, spans, on_heard=on_heard)
+        def decode_speech(self, speech: HeldSpeech, *, on_heard: Any = None) -> list[Word]:
+            chunks.append(speech.size)
+            assert speech.size == sum(b - a for a, b in speech.spans) and all(a < b for a, b in speech.spans)
+            words = super().decode_speech(speech, on_heard=on_heard)
+            assert speech.size == 0 and speech.buffer.size == 0  # let go
             rss.append(psutil.Process().memory_info().rss)
             return words
 
