@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from engine import config
+from engine.asr.whisper_engine import speech_spans
 from engine.errors import EarshotError, LanguageMismatch
 
 #: Names shown to a user for the languages most likely met; other codes are shown as they are.
@@ -111,12 +112,10 @@ def _language_probabilities(model: Any, window: np.ndarray) -> list[tuple[str, f
 def speech_only(window: np.ndarray) -> np.ndarray:
     """The speech of ``window`` (float32, shape (n,), 16 kHz) as Silero's voice-activity filter inside
     faster-whisper finds it, joined (shape (m,), m <= n): music, silence and noise left out."""
-    from faster_whisper.vad import VadOptions, get_speech_timestamps  # lazy: loads the VAD's ONNX model
-
-    chunks = get_speech_timestamps(window, VadOptions(min_silence_duration_ms=500))
-    if not chunks:
+    spans = speech_spans(window)
+    if not spans:
         return np.zeros(0, dtype=np.float32)
-    return np.concatenate([window[c["start"]:c["end"]] for c in chunks]).astype(np.float32, copy=False)
+    return np.concatenate([window[a:b] for a, b in spans]).astype(np.float32, copy=False)
 
 
 def window_starts(duration: float, *, window: float = config.LANGUAGE_WINDOW_SECONDS,
