@@ -226,8 +226,8 @@ class _Heard:
             self._on_heard(seconds)
 
 
-def join_pieces(pieces: Sequence[Any], *, offset: float = 0.0) -> list[Word]:
-    """One ``Word`` per written word from faster-whisper's word list, times shifted by ``offset`` s.
+def join_pieces(pieces: Sequence[Any]) -> list[Word]:
+    """One ``Word`` per written word from faster-whisper's word list.
 
     faster-whisper starts each new word with a space (``" U"``); a piece without one
     (``".S."``, ``"-year"``, ``",000"``) continues the word before it. The joined word runs
@@ -242,7 +242,7 @@ def join_pieces(pieces: Sequence[Any], *, offset: float = 0.0) -> list[Word]:
             groups[-1].append(piece)
         else:
             groups.append([piece])
-    return [_word(group, offset) for group in groups]
+    return [_word(group) for group in groups]
 
 
 def _unspaced_script(char: str) -> bool:
@@ -257,10 +257,10 @@ _UNSPACED_RANGES = ((0x0E00, 0x0EFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x178
                     (0x3000, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF))
 
 
-def _word(pieces: Sequence[Any], offset: float) -> Word:
+def _word(pieces: Sequence[Any]) -> Word:
     display = "".join(str(p.word) for p in pieces).strip()
     conf = sum(float(p.probability) for p in pieces) / len(pieces)
     return Word(
-        start=round(offset + float(pieces[0].start), 3), end=round(offset + float(pieces[-1].end), 3),
+        start=round(float(pieces[0].start), 3), end=round(float(pieces[-1].end), 3),
         conf=min(1.0, max(0.0, conf)), text=normalise_token(display), display=display,
     )
