@@ -88,7 +88,7 @@ def run(chunks: list[float], model: str, seeds: tuple[int, ...] = SEEDS) -> dict
     for name, audio, ref in files(seeds):
         pcm = (np.clip(audio, -1, 1) * 32767).astype(np.int16)
         c0 = time.process_time()
-        segments, _ = ours.whisper_model.transcribe(audio, **ours.decode_options())
+        segments, _ = ours.whisper_model.transcribe(audio, **ours.whole_file_options())
         peer_words = [w.text for w in join_pieces([p for s in segments for p in (s.words or ())]) if w.text]
         peer_cpu = time.process_time() - c0
         row: dict[str, Any] = {"file": name, "seconds": audio.size / SR, "reference_words": len(ref),

@@ -12,7 +12,7 @@ faster-whisper, loads the same model (Whisper base by default, the product's def
 halves streamed as ingest loads them) with the same threads and calls ``WhisperModel.transcribe`` on each
 file with ingest's options (beam, VAD, word timestamps) and the language told, reading every word. The two
 alternate, run by run; the ratio is Earshot's wall time over the peer's, the best of the runs of each (the
-machine is shared).
+machine is shared), and beside it the median and range of each run's ratio to the peer run next to it.
 
 Run: ``.venv/bin/python -m bench.overhead_bench [--runs 2] [--only NAME ...] [--model NAME]``. Writes
 ``bench/results/overhead.json``/``.md``; with ``--only``, the other workloads keep their earlier figures,
@@ -109,21 +109,32 @@ def measure(files: list[Path], folder: Path, runs: int, model: str) -> dict[str,
 
     seconds = sum(sf.info(str(f)).duration for f in files)
     return {"audio_seconds": seconds, "files": len(files), "earshot": ours, "direct": theirs,
-            "ratio": min(ours) / min(theirs), "model": spec.name, "recorded": recorded()}  # fmt: skip
+            "ratio": min(ours) / min(theirs), "paired": [a / b for a, b in zip(ours, theirs, strict=True)],
+            "model": spec.name, "recorded": recorded()}  # fmt: skip
 
 
 def table(result: dict[str, Any]) -> str:
     lines = [
-        "| workload | model | audio | Earshot ingest (best of runs) | faster-whisper direct | ratio | measured |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| workload | model | audio | Earshot ingest (best of runs) | faster-whisper direct | ratio"
+        " | run by run: median (range) | measured |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, r in result["workloads"].items():
         when = r.get("recorded", result.get("recorded", {}))
         model = r.get("model", "not recorded")
         lines.append(f"| {name} | {model} | {r['audio_seconds']:.0f} s in {r['files']} file{'s' if r['files'] > 1 else ''} "
-                     f"| {min(r['earshot']):.1f} s | {min(r['direct']):.1f} s | {r['ratio']:.2f} "
+                     f"| {min(r['earshot']):.1f} s | {min(r['direct']):.1f} s | {r['ratio']:.2f} | {_paired(r)} "
                      f"| {when.get('date', '?')}, {when.get('commit', '?')} |")  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def _paired(r: dict[str, Any]) -> str:
+    """The ratios of each run's ingest to the peer run beside it: median (least-most), or a dash where
+    the row predates them."""
+    paired = r.get("paired")
+    if not paired:
+        return "-"
+    return f"{float(np.median(paired)):.2f} ({min(paired):.2f}-{max(paired):.2f})"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -131,8 +131,7 @@ class WhisperTranscriber:
             return []
         from faster_whisper.transcribe import restore_speech_timestamps  # lazy: imported with the model
 
-        options = {key: value for key, value in self.decode_options().items() if key != "vad_parameters"}
-        segments, _info = self._model.transcribe(audio, **{**options, "vad_filter": False})
+        segments, _info = self._model.transcribe(audio, **self.decode_options())
         del audio  # the segments are decoded from the features alone
         pieces: list[Any] = []
         for segment in restore_speech_timestamps(segments, [{"start": a, "end": b} for a, b in spans], 16000):
@@ -142,7 +141,8 @@ class WhisperTranscriber:
         return drop_repeats([w for w in join_pieces(pieces) if w.text])
 
     def decode_options(self) -> dict[str, Any]:
-        """Keyword arguments given to ``WhisperModel.transcribe`` for every chunk."""
+        """Keyword arguments given to ``WhisperModel.transcribe`` for every chunk of speech (already
+        found: faster-whisper's own voice-activity filter is off)."""
         return {
             "language": self.language or None,
             "beam_size": config.WHISPER_BEAM_SIZE,
@@ -150,9 +150,14 @@ class WhisperTranscriber:
             "temperature": 0.0,
             "word_timestamps": True,
             "condition_on_previous_text": False,
-            "vad_filter": True,
-            "vad_parameters": {"min_silence_duration_ms": VAD_MIN_SILENCE_MS},
+            "vad_filter": False,
         }
+
+    def whole_file_options(self) -> dict[str, Any]:
+        """The same decoding as one ``WhisperModel.transcribe`` call over a whole file would make it, its
+        voice-activity filter finding the speech with the silence :func:`speech_spans` uses (for peers)."""
+        return {**self.decode_options(), "vad_filter": True,
+                "vad_parameters": {"min_silence_duration_ms": VAD_MIN_SILENCE_MS}}  # fmt: skip
 
 
 def speech_spans(piece: np.ndarray) -> list[tuple[int, int]]:

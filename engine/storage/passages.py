@@ -158,6 +158,10 @@ BLOCK_COLUMNS = ("id", "recording_id", "doc_id", "idx", "first_word", "last_word
 
 #: Tables holding one recording's passage rows; triggers take the FTS rows and term counts with them.
 _PASSAGE_TABLES = ("search_blocks", "search_docs", "passages", "search_recording_terms", "search_recordings")
+#: A search document's story (``d``: search_docs), joined as ``s``, and whether it is a story that came with
+#: the transcript (caption markers: no posterior stored).
+_DOC_STORY = "LEFT JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx"
+_GIVEN_STORY = "(s.idx IS NOT NULL AND s.confidence IS NULL)"
 
 
 def _span_values(s: Span) -> tuple[int, int, float, float, int, int]:
@@ -363,9 +367,9 @@ class PassageIndex:
         where, params = _filter_sql(filters, "b")
         rows = self.conn.execute(
             "SELECT b.id, b.doc_id, b.recording_id, b.first_word, b.last_word, d.first_word, d.last_word,"
-            " s.idx IS NOT NULL AND s.confidence IS NULL"
+            f" {_GIVEN_STORY}"
             " FROM json_each(?) j JOIN search_blocks b ON b.id = j.value JOIN search_docs d ON d.id = b.doc_id"
-            f" LEFT JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx WHERE 1{where}",
+            f" {_DOC_STORY} WHERE 1{where}",
             [json.dumps(block_ids.tolist()), *params],
         ).fetchall()
         names = ("id", "doc_id", "recording_id", "first_word", "last_word", "doc_first_word", "doc_last_word", "given")
@@ -376,8 +380,7 @@ class PassageIndex:
         """Boolean mask, shape (n,): which of the documents are stories that came with the transcript
         (caption markers: no posterior stored), in the order of ``doc_ids``."""
         rows = self.conn.execute(
-            "SELECT d.id FROM json_each(?) j JOIN search_docs d ON d.id = j.value"
-            " JOIN stories s ON s.recording_id = d.recording_id AND s.idx = d.story_idx WHERE s.confidence IS NULL",
+            f"SELECT d.id FROM json_each(?) j JOIN search_docs d ON d.id = j.value {_DOC_STORY} WHERE {_GIVEN_STORY}",
             [json.dumps(doc_ids.tolist())],
         ).fetchall()
         return np.isin(doc_ids, np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))

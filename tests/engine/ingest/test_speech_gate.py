@@ -177,7 +177,7 @@ def test_speech_under_steady_noise_keeps_every_word_whisper_heard(
     transcriber = load_transcriber(whisper_model)
     ours = [w.shown for w in transcribe_file(probe(wav), transcriber).words]
     direct = WhisperModel(str(whisper_model.path), device="cpu", compute_type="int8", local_files_only=True)
-    segments, _ = direct.transcribe(str(wav), **transcriber.decode_options())  # type: ignore[attr-defined]
+    segments, _ = direct.transcribe(str(wav), **transcriber.whole_file_options())  # type: ignore[attr-defined]
     theirs = [str(w.word).strip() for s in segments for w in (s.words or ())]
     assert len(theirs) >= 5  # Whisper hears the speech through the noise
 
