@@ -53,10 +53,6 @@ WHISPER_VAD_SECONDS = 120.0
 #: thread beside recognition (int16: 32 KB per second, 23 MB): the recogniser takes up to a chunk of
 #: speech and a piece before it decodes, and taking them seldom waits for the thread beside it.
 SIDE_QUEUE_SECONDS = WHISPER_CHUNK_SECONDS + WHISPER_VAD_SECONDS
-#: That thread runs only on a core nothing else wants (Linux's SCHED_IDLE; elsewhere it runs as it
-#: is). Whisper's two threads leave about a quarter of two cores idle in short gaps; a thread that
-#: gives way at once fills them, one merely niced delays the recogniser at every wake-up.
-SIDE_THREAD_IDLE = True
 WHISPER_CUT_WINDOW_SECONDS = 8.0
 #: Beam width of Whisper's decoder (1: greedy).
 WHISPER_BEAM_SIZE = 5

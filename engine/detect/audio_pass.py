@@ -8,7 +8,6 @@ come from a caption file, only needs the extractor (:func:`recording_detections`
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import threading
 import time
@@ -181,8 +180,6 @@ class _SideFeeder:
         self._thread.start()
 
     def _run(self) -> None:
-        if config.SIDE_THREAD_IDLE:
-            run_when_idle()
         while True:
             block = self._queue.get()
             if self._stop.is_set():
@@ -232,19 +229,6 @@ class _SideFeeder:
         self.waited += time.perf_counter() - t0
         if raise_error and self._error is not None:
             raise self._error
-
-
-def run_when_idle() -> bool:
-    """Put the calling thread in Linux's SCHED_IDLE class: it runs only when no other thread wants
-    the core, and gives way the moment one does. False (the thread unchanged) where there is no
-    such class or the system refuses."""
-    if not hasattr(os, "SCHED_IDLE"):
-        return False
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # 0: the calling thread
-    except OSError:
-        return False
-    return True
 
 
 def recording_detections(

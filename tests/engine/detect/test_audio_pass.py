@@ -4,7 +4,6 @@ every block in order, errors handed to the consumer, nothing left running when a
 from __future__ import annotations
 
 import dataclasses
-import os
 import threading
 from pathlib import Path
 
@@ -86,32 +85,3 @@ def test_a_stream_dropped_midway_leaves_no_thread(librivox: dict[Path, str]) -> 
     feeding.close()  # type: ignore[attr-defined]
     assert not _side_threads()
     assert len(listener.blocks) <= 4
-
-
-class Policy(Heard):
-    """A listener that notes the scheduling class of the thread it hears on, and of the consumer's."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.policies: set[int] = set()
-        self.threads: set[int] = set()
-
-    def feed(self, block: np.ndarray) -> None:
-        self.policies.add(os.sched_getscheduler(0))
-        self.threads.add(threading.get_ident())
-        super().feed(block)
-
-
-@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="this system has no idle scheduling class")
-def test_beside_the_consumer_the_detectors_run_only_on_an_idle_core(librivox: dict[Path, str]) -> None:
-    listener = Policy()
-    feeding = _feeding(sorted(librivox)[0], beside=True, listener=listener)
-    for _ in feeding:
-        assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the consumer keeps its class
-    feeding.finish_beside()
-    assert listener.threads and threading.get_ident() not in listener.threads
-    assert listener.policies == {os.SCHED_IDLE}
-    inline = Policy()
-    for _ in _feeding(sorted(librivox)[0], beside=False, listener=inline):
-        pass
-    assert inline.policies == {os.SCHED_OTHER}
