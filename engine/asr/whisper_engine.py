@@ -134,8 +134,9 @@ class WhisperTranscriber:
         segments, _info = self._model.transcribe(audio, **self.decode_options())
         del audio  # the segments are decoded from the features alone
         pieces: list[Any] = []
+        bounds = np.asarray(spans, dtype=np.float64).reshape(-1, 2) / 16000
         for segment in restore_speech_timestamps(segments, [{"start": a, "end": b} for a, b in spans], 16000):
-            pieces.extend(segment.words or ())
+            pieces.extend(hold_in_speech(word, bounds) for word in segment.words or ())
             if on_heard is not None:
                 on_heard(float(segment.end))
         return drop_repeats([w for w in join_pieces(pieces) if w.text])
@@ -158,6 +159,18 @@ class WhisperTranscriber:
         voice-activity filter finding the speech with the silence :func:`speech_spans` uses (for peers)."""
         return {**self.decode_options(), "vad_filter": True,
                 "vad_parameters": {"min_silence_duration_ms": VAD_MIN_SILENCE_MS}}  # fmt: skip
+
+
+def hold_in_speech(word: Any, bounds: np.ndarray) -> Any:
+    """``word`` (start and end in s, changed in place) held inside the stretch of speech its middle
+    lies in; ``bounds``: (n, 2) start and end of each stretch in s, in order. The aligner can stretch
+    the word before a pause over the pause, which the decoder never heard (one "the" of 8.7 s over a
+    0.5 s pause), and the stream's time would then put it in the silence."""
+    k = int(np.searchsorted(bounds[:, 0], (word.start + word.end) / 2, side="right")) - 1
+    if k >= 0:
+        word.start = min(max(word.start, bounds[k, 0]), bounds[k, 1])
+        word.end = max(min(word.end, bounds[k, 1]), word.start)
+    return word
 
 
 def speech_spans(piece: np.ndarray) -> list[tuple[int, int]]:

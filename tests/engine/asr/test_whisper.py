@@ -13,7 +13,14 @@ import pytest
 
 from engine import config
 from engine.asr import ModelSpec, Word, load_transcriber
-from engine.asr.whisper_engine import HeldSpeech, WhisperTranscriber, drop_repeats, normalise_token, quietest_cut
+from engine.asr.whisper_engine import (
+    HeldSpeech,
+    WhisperTranscriber,
+    drop_repeats,
+    hold_in_speech,
+    normalise_token,
+    quietest_cut,
+)
 from engine.audio.decode import decode_all, iter_pcm_blocks
 from engine.errors import AudioError, ModelError
 from engine.evaluate.word_errors import scoring_tokens, word_errors
@@ -84,7 +91,9 @@ def test_whisper_decodes_a_long_stream_in_bounded_chunks(
         def decode_speech(self, speech: HeldSpeech, *, on_heard: Any = None) -> list[Word]:
             chunks.append(speech.size)
             assert speech.size == sum(b - a for a, b in speech.spans) and all(a < b for a, b in speech.spans)
+            spans = [(a / 16000, b / 16000) for a, b in speech.spans]
             words = super().decode_speech(speech, on_heard=on_heard)
+            assert all(any(a <= w.start <= w.end <= b for a, b in spans) for w in words)  # never in a pause
             assert speech.size == 0 and speech.buffer.size == 0  # let go
             rss.append(psutil.Process().memory_info().rss)
             return words
@@ -114,6 +123,16 @@ def test_whisper_decodes_a_long_stream_in_bounded_chunks(
     assert words[-1].end > stream.size / 16000 - 5 and [w.start for w in words] == sorted(w.start for w in words)
     ref = scoring_tokens(list(librivox[p] for p in sorted(librivox)) * 4)
     assert word_errors(ref, [w.text for w in words]).wer < 0.15
+
+
+def test_a_word_stretched_over_a_pause_is_held_in_its_speech() -> None:
+    from faster_whisper.transcribe import Word as Piece
+
+    bounds = np.array([[10.0, 29.2], [30.5, 40.0], [44.0, 50.0]])
+    over = [hold_in_speech(Piece(a, b, " w", 0.9), bounds) for a, b in [(24.56, 33.26), (30.2, 31.0), (35.0, 36.0)]]
+    assert [(w.start, w.end) for w in over] == [(24.56, 29.2), (30.5, 31.0), (35.0, 36.0)]
+    before = hold_in_speech(Piece(5.0, 6.0, " w", 0.9), bounds)  # before every stretch: left alone
+    assert (before.start, before.end) == (5.0, 6.0)
 
 
 def _fails_midway(path: Path, after_seconds: float) -> Iterator[np.ndarray]:
