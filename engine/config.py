@@ -36,10 +36,12 @@ AUDIO_EXTENSIONS = frozenset(
 #: the Korean model, peak RSS over 10 minutes 815 MB at 30 s against 933 MB at 120 s.
 VOSK_RENEW_SECONDS = 30.0
 
-#: Whisper hears the stream's speech in chunks of at most this many seconds of speech, each cut into
-#: clips of at most ``WHISPER_CLIP_SECONDS`` decoded side by side. 600 s: a ten-minute recording is
-#: one chunk. Memory: the chunk's speech, joined, and its clips' features (64 + 64 + 32 KB per second:
-#: 96 MB), the features computed a block at a time (``engine/asr/whisper_features.py``).
+#: Whisper hears the stream's speech in chunks of at most this many seconds of speech, each decoded on
+#: its own; the chunk's last 30 s window is decoded over whatever speech is left, so each chunk costs
+#: about half a window more than one call on the whole file (``bench/chunk_bench.py``: 10 to 19 % more
+#: CPU at 120 s). 600 s: a ten-minute recording is one chunk, as the whole file is to faster-whisper.
+#: Memory: the chunk's speech, joined, and its features (64 + 64 + 32 KB per second: 96 MB), since the
+#: features are computed a block at a time (``engine/asr/whisper_features.py``).
 WHISPER_CHUNK_SECONDS = 600.0
 #: The voice-activity filter hears the stream in pieces of at most this many seconds (its memory, about
 #: 0.4 to 0.7 MB per second heard at once, is what bounds them), cut at the quietest 0.1 s in the last
@@ -52,15 +54,6 @@ WHISPER_VAD_SECONDS = 120.0
 #: speech and a piece before it decodes, and taking them seldom waits for the thread beside it.
 SIDE_QUEUE_SECONDS = WHISPER_CHUNK_SECONDS + WHISPER_VAD_SECONDS
 WHISPER_CUT_WINDOW_SECONDS = 8.0
-#: Whisper hears a chunk of speech in clips of at most this many seconds (its window), each ending where a
-#: stretch of speech does, decoded ``WHISPER_BATCH`` at a time (``whisper_engine.speech_clips``).
-WHISPER_CLIP_SECONDS = 30.0
-#: Clips encoded and decoded side by side. The recogniser alone on the overhead bench's 10-minute broadcast
-#: (Whisper base, beam 5, 2 cores, one process each): 1 clip at a time 50.6 s and 491 MB peak RSS, 2 clips
-#: 40.6 s and 624 MB, 4 clips 34.2 s and 816 MB, the same words at every size. Each clip adds its encoder's
-#: attention and its beams' cross-attention caches; with 4, ingest's peak (bench.models_bench) was 1,077 MB,
-#: over the 1 GB a process may take, and with 2 it is 937 MB.
-WHISPER_BATCH = 2
 #: Beam width of Whisper's decoder (1: greedy).
 WHISPER_BEAM_SIZE = 5
 #: CPU threads one Whisper model uses (each ingest worker loads its own).

@@ -3,16 +3,14 @@
 The stream is cut into pieces of at most ``config.WHISPER_VAD_SECONDS`` at the quietest
 moment near each piece's end, and the Silero voice-activity filter that ships with
 ``faster-whisper`` finds each piece's speech as it arrives; music, silence and noise go no
-further. The speech is joined into chunks of at most ``config.WHISPER_CHUNK_SECONDS``, and each
-chunk is cut into clips of at most one 30 s window, ending where a stretch of speech ends
-(``speech_clips``). The clips are decoded ``config.WHISPER_BATCH`` at a time by faster-whisper's
-batched pipeline, each on its own (no text carried over, which is what lets Whisper fall into
-repetition loops), and their times mapped back to the stream's. Decoding clips side by side shares
-the decoder's per-step cost: on 2 cores it takes about two thirds of the time of one window after
-another. So memory stays flat however long the recording: a piece, a chunk of speech and its
-features (computed a block at a time, ``engine/asr/whisper_features.py``). The recogniser reports
-how far it has heard batch by batch (``on_heard``), since it takes a whole chunk of blocks before it
-decodes any. Runs of repeated
+further. The speech is joined into chunks of at most ``config.WHISPER_CHUNK_SECONDS`` and each
+chunk is decoded on its own (no text carried over from the previous chunk, which is what lets
+Whisper fall into repetition loops), its times mapped back to the stream's. So memory stays flat
+however long the recording: a piece, a chunk of speech and its features (computed a block at a
+time, ``engine/asr/whisper_features.py``). A chunk holds many of Whisper's 30 s windows; its last
+window is decoded over whatever speech is left, so short chunks cost extra passes
+(``bench/chunk_bench.py``). The recogniser reports how far it has heard segment by segment
+(``on_heard``), since it takes a whole chunk of blocks before it decodes any. Runs of repeated
 words that survive are cut by ``drop_repeats``. Sub-word pieces are joined into written words
 (``join_pieces``). Every word keeps Whisper's cased, punctuated form in ``Word.display``;
 ``Word.text`` is the normalised token search uses.
@@ -35,11 +33,6 @@ from engine.errors import ModelError
 #: Silence (ms) the voice-activity filter needs before it ends a stretch of speech (faster-whisper's default:
 #: 2000).
 VAD_MIN_SILENCE_MS = 500
-#: A window faster-whisper decodes on its own is dropped as silence when the decoder gives it more than
-#: this probability of no speech and an average token log-probability of at most ``LOGPROB_FLOOR``
-#: (its ``no_speech_threshold`` and ``log_prob_threshold``): the same rule for clips decoded side by side.
-NO_SPEECH_PROB = 0.6
-LOGPROB_FLOOR = -1.0
 _TOKEN_CHARS = re.compile(r"[^\w'’.-]+")
 _EDGE_CHARS = "'’.-_"
 
@@ -88,9 +81,6 @@ class WhisperTranscriber:
     def __init__(self, spec: ModelSpec) -> None:
         self._model = load_whisper_model(spec)
         self._model.feature_extractor = lean_extractor(self._model.feature_extractor)  # long chunks, flat memory
-        from faster_whisper import BatchedInferencePipeline  # lazy: imported with the model
-
-        self._batched = BatchedInferencePipeline(self._model)
         self.model_name = spec.name
         self._multilingual = bool(self._model.model.is_multilingual)
         # "en-us" -> "en"; "und" (unknown) lets a multilingual model detect the language per chunk
@@ -141,17 +131,11 @@ class WhisperTranscriber:
             return []
         from faster_whisper.transcribe import restore_speech_timestamps  # lazy: imported with the model
 
-        clips = speech_clips(audio, [b - a for a, b in spans], sr=16000)
-        segments, _info = self._batched.transcribe(
-            audio, clip_timestamps=[{"start": (a + 0.5) / 16000, "end": (b + 0.5) / 16000} for a, b in clips],
-            batch_size=config.WHISPER_BATCH, **self.decode_options(),
-        )  # fmt: skip
+        segments, _info = self._model.transcribe(audio, **self.decode_options())
         del audio  # the segments are decoded from the features alone
         pieces: list[Any] = []
         bounds = np.asarray(spans, dtype=np.float64).reshape(-1, 2) / 16000
         for segment in restore_speech_timestamps(segments, [{"start": a, "end": b} for a, b in spans], 16000):
-            if heard_nothing(segment):
-                continue
             pieces.extend(hold_in_speech(word, bounds) for word in segment.words or ())
             if on_heard is not None:
                 on_heard(float(segment.end))
@@ -175,35 +159,6 @@ class WhisperTranscriber:
         voice-activity filter finding the speech with the silence :func:`speech_spans` uses (for peers)."""
         return {**self.decode_options(), "vad_filter": True,
                 "vad_parameters": {"min_silence_duration_ms": VAD_MIN_SILENCE_MS}}  # fmt: skip
-
-
-def speech_clips(audio: np.ndarray, lengths: Sequence[int], *, sr: int) -> list[tuple[int, int]]:
-    """[start, end) sample ranges of ``audio`` (float32, shape (n,): stretches of speech joined end to
-    end, ``lengths`` samples each) cut into clips of at most ``WHISPER_CLIP_SECONDS`` that the decoder
-    hears side by side. A clip ends where a stretch does, the last one that fits; a stretch longer than
-    a clip is cut at its quietest 0.1 s in the last ``WHISPER_CUT_WINDOW_SECONDS`` before the limit."""
-    limit = int(config.WHISPER_CLIP_SECONDS * sr)
-    earliest = limit - int(config.WHISPER_CUT_WINDOW_SECONDS * sr)
-    joins = np.cumsum(np.asarray(lengths, dtype=np.int64))
-    clips: list[tuple[int, int]] = []
-    start = 0
-    while audio.size - start > limit:
-        k = int(np.searchsorted(joins, start + limit, side="right")) - 1
-        if k >= 0 and joins[k] > start:
-            end = int(joins[k])
-        else:
-            end = start + quietest_cut(audio[start : start + limit], sr=sr, earliest=earliest)
-        clips.append((start, end))
-        start = end
-    if audio.size > start:
-        clips.append((start, int(audio.size)))
-    return clips
-
-
-def heard_nothing(segment: Any) -> bool:
-    """True for a decoded segment that faster-whisper's one-window-at-a-time decoding would drop as
-    silence: likely no speech (``no_speech_prob``) and not confidently decoded (``avg_logprob``)."""
-    return segment.no_speech_prob > NO_SPEECH_PROB and segment.avg_logprob <= LOGPROB_FLOOR
 
 
 def hold_in_speech(word: Any, bounds: np.ndarray) -> Any:

@@ -4,7 +4,6 @@ failed-file-then-good-file case for Whisper and Vosk."""
 from __future__ import annotations
 
 import difflib
-import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,6 @@ from engine.asr.whisper_engine import (
     hold_in_speech,
     normalise_token,
     quietest_cut,
-    speech_clips,
 )
 from engine.audio.decode import decode_all, iter_pcm_blocks
 from engine.errors import AudioError, ModelError
@@ -116,7 +114,7 @@ def test_whisper_decodes_a_long_stream_in_bounded_chunks(
              for w in u]  # fmt: skip
     told = [t for t, _ in heard]
     assert told == sorted(told) and all(t <= p + 0.01 for t, p in heard), heard
-    assert told[-1] == pytest.approx(stream.size / 16000) and len(heard) > len(chunks)
+    assert told[-1] == pytest.approx(stream.size / 16000) and len(heard) > 2 * len(chunks)
     assert any(p - t > 10 for t, p in heard), heard  # decoding lags the blocks taken for a chunk
     assert max(chunks) <= config.WHISPER_CHUNK_SECONDS * 16000
     assert 0.7 * stream.size < sum(chunks) < stream.size - 4 * 2 * 16000  # most of each silence is left out
@@ -203,23 +201,6 @@ def test_quietest_cut_falls_in_the_pause() -> None:
     audio[16000 * 25 : 16000 * 25 + 3200] = 0.0
     cut = quietest_cut(audio, sr=16000, earliest=16000 * 22)
     assert 16000 * 25 <= cut <= 16000 * 25 + 3200
-
-
-def test_speech_clips_end_where_speech_does_and_cut_a_long_stretch_in_its_pause() -> None:
-    """Stretches of 12, 10, 15 and 50 s joined: clips of at most 30 s cover the audio once, in order,
-    end at the joins where one fits, and the 50 s stretch is cut in its only pause."""
-    sr = 100  # the clip rule in samples does not depend on the rate
-    lengths = [12 * sr, 10 * sr, 15 * sr, 50 * sr]
-    rng = np.random.default_rng(3)
-    audio = rng.normal(0, 0.3, sum(lengths)).astype(np.float32)
-    pause = 37 * sr + 26 * sr  # 26 s into the last stretch, inside the clip window's last 8 s
-    audio[pause : pause + 30] = 0.0
-    clips = speech_clips(audio, lengths, sr=sr)
-    assert clips[0][0] == 0 and clips[-1][1] == audio.size
-    assert all(a < b and b - a <= 30 * sr for a, b in clips)
-    assert all(b == c for (_, b), (c, _) in itertools.pairwise(clips))
-    assert clips[:2] == [(0, 22 * sr), (22 * sr, 37 * sr)]  # 12 + 10 fit, 15 does not; 15 alone ends at its join
-    assert pause <= clips[2][1] <= pause + 30  # in the pause, not at the 30 s limit
 
 
 def test_a_folder_without_whisper_files_is_a_clear_error(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.slow  # starts Whisper tiny.en
 
 
 def test_a_spoken_abbreviation_is_stored_and_exported_whole(tmp_path: Path, whisper_model: ModelSpec) -> None:
-    # tiny.en writes this as ... " al" "-Qaeda" " paid" " $5" ",000" ... " 26" "-year" "-old" (checked by hand)
-    wav = espeak("The U.S. embassy said al-Qaeda paid $5,000 to a 26-year-old man.", tmp_path / "us.wav", speed=150)
+    # tiny.en writes this as " The" " U" ".S." " government" ... " 26" "-year" "-old" (checked by hand)
+    wav = espeak("The U.S. government paid a 26-year-old man from Ohio.", tmp_path / "us.wav", speed=150)
     db = tmp_path / "lib.sqlite"
     outcomes = IngestJob([wav], db_path=db, spec=whisper_model).run()
     assert all(o.state is JobState.DONE for o in outcomes), [o.message for o in outcomes]
@@ -26,11 +26,11 @@ def test_a_spoken_abbreviation_is_stored_and_exported_whole(tmp_path: Path, whis
         rec = store.recording("us.wav")
         words, segments = store.words(rec["id"]), store.segments(rec["id"])
     shown = [w["display"] or w["text"] for w in words]
-    assert {"al-Qaeda", "$5,000", "26-year-old"} <= set(shown), shown
-    money = words[shown.index("$5,000")]
-    assert money["text"] == "5000" and money["start"] < money["end"]
+    assert "U.S." in shown and "26-year-old" in shown, shown
+    us = words[shown.index("U.S.")]
+    assert us["text"] == "u.s" and us["start"] < us["end"]
     assert not any(s.startswith((".", "-")) for s in shown), shown  # no piece stored on its own
     txt = export_transcript("txt", rec, words, segments)
     srt = export_transcript("srt", rec, words, segments)
-    assert "said al-Qaeda paid $5,000" in txt and "26-year-old" in txt
-    assert "al-Qaeda" in srt and "paid $5,000" in srt and "$5 ,000" not in srt
+    assert "The U.S. government" in txt and "26-year-old" in txt
+    assert "The U.S. government" in srt and "U .S." not in srt
