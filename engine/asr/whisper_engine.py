@@ -11,14 +11,15 @@ time, ``engine/asr/whisper_features.py``). A chunk holds many of Whisper's 30 s 
 window is decoded over whatever speech is left, so short chunks cost extra passes
 (``bench/chunk_bench.py``). The recogniser reports how far it has heard segment by segment
 (``on_heard``), since it takes a whole chunk of blocks before it decodes any. Runs of repeated
-words that survive are cut by ``drop_repeats``. Sub-word pieces are joined into written words
-(``join_pieces``). Every word keeps Whisper's cased, punctuated form in ``Word.display``;
+words that survive are cut by ``drop_repeats``, and alternating loops by ``drop_loops``. Sub-word
+pieces are joined into written words (``join_pieces``). Every word keeps Whisper's cased, punctuated form in ``Word.display``;
 ``Word.text`` is the normalised token search uses.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -58,6 +59,39 @@ def drop_repeats(words: Sequence[Word], *, max_repeats: int = config.WHISPER_MAX
             if all(tail[i] == tail[i % n] for i in range(span)):
                 del out[-n:]
                 break
+    return out
+
+
+def drop_loops(words: Sequence[Word], *, span: int = config.WHISPER_LOOP_WORDS,
+               distinct: int = config.WHISPER_LOOP_DISTINCT, keep: int = config.WHISPER_MAX_REPEATS) -> list[Word]:
+    """``words`` without the loops :func:`drop_repeats` cannot see because they alternate ("3, 4, 3, 4,
+    4, 3, ..."): a stretch in which every ``span`` words in a row hold at most ``distinct`` different
+    tokens keeps its first ``keep`` words."""
+    looping = [False] * len(words)
+    for i in range(len(words) - span + 1):
+        if len({w.text for w in words[i : i + span]}) <= distinct:
+            looping[i : i + span] = [True] * span
+    i = 0
+    while i < len(words):  # a word said once at either end of a stretch ("right 3 4 3 4 ...") is not the loop
+        if not looping[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(words) and looping[j]:
+            j += 1
+        counts = Counter(w.text for w in words[i:j])
+        for ends in (range(i, j), range(j - 1, i - 1, -1)):
+            for k in ends:
+                if counts[words[k].text] > 1:
+                    break
+                looping[k] = False
+        i = j
+    out: list[Word] = []
+    run = 0
+    for word, loop in zip(words, looping, strict=True):
+        run = run + 1 if loop else 0
+        if run <= keep:
+            out.append(word)
     return out
 
 
@@ -139,7 +173,7 @@ class WhisperTranscriber:
             pieces.extend(hold_in_speech(word, bounds) for word in segment.words or ())
             if on_heard is not None:
                 on_heard(float(segment.end))
-        return drop_repeats([w for w in join_pieces(pieces) if w.text])
+        return drop_loops(drop_repeats([w for w in join_pieces(pieces) if w.text]))
 
     def decode_options(self) -> dict[str, Any]:
         """Keyword arguments given to ``WhisperModel.transcribe`` for every chunk of speech (already

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.asr import Word
-from engine.asr.whisper_engine import drop_repeats, join_pieces
+from engine.asr.whisper_engine import drop_loops, drop_repeats, join_pieces
 
 # faster-whisper's word list for espeak-ng reading "The U.S. government paid $5,000 to a
 # 26-year-old man." and "He said it was self-sustaining." with tiny.en (start, end, word, probability).
@@ -44,3 +44,19 @@ def test_repetition_of_up_to_four_is_kept_and_loops_beyond_are_cut() -> None:
     assert [w.text for w in drop_repeats(ws("very good very good very good very good"))] == ["very", "good"] * 4
     assert [w.text for w in drop_repeats(ws("no " * 9 + "more"))] == ["no"] * 4 + ["more"]
     assert len(drop_repeats(ws("a b c d " * 6))) == 16
+
+
+def test_an_alternating_loop_is_cut_and_speech_with_few_words_is_kept() -> None:
+    def ws(text: str) -> list[Word]:
+        return [Word(i, i + 0.5, 0.9, t) for i, t in enumerate(text.split())]
+
+    # the loop base wrote on an Asterisk prompt under white noise at 0 dB: no n-gram repeats exactly
+    loop = "upper 10 40 5 40 6 right 3 4 3 4 3 4 " + "4 3 4 4 3 4 4 4 3 4 4 3 " * 5
+    assert drop_repeats(ws(loop)) == ws(loop)
+    assert [w.text for w in drop_loops(ws(loop + "number"))] == [
+        "upper", "10", "40", "5", "40", "6", "right", "3", "4", "3", "4", "number"]
+    kept = ws("a b c d " * 6 + "one two three one two three one two three one two three one two three")
+    assert drop_loops(kept) == kept  # four words in turn; fifteen of three, shorter than a loop
+    sentence = ws("the vote is on the bill and the bill is on the table and the vote is in")
+    assert drop_loops(sentence) == sentence
+    assert [w.text for w in drop_loops(ws("ha " * 20))] == ["ha"] * 4
