@@ -135,7 +135,8 @@ def quiet_slow(clip: np.ndarray, folder: Path, name: str) -> np.ndarray:
 
     src, dst = folder / f"{name}-src.wav", folder / f"{name}-slow.wav"
     sf.write(str(src), clip, SR, subtype="PCM_16")
-    subprocess.run(["sox", str(src), str(dst), "tempo", "0.8", "vol", "-20dB"], check=True)
+    # -D: no dither, so that every run hears the same samples (sox dithers by default, at random)
+    subprocess.run(["sox", "-D", str(src), str(dst), "tempo", "0.8", "vol", "-20dB"], check=True)
     audio, _ = sf.read(str(dst), dtype="float32")
     return audio
 
