@@ -12,8 +12,8 @@ window is decoded over whatever speech is left, so short chunks cost extra passe
 (``bench/chunk_bench.py``). The recogniser reports how far it has heard segment by segment
 (``on_heard``), since it takes a whole chunk of blocks before it decodes any. Runs of repeated
 words that survive are cut by ``drop_repeats``, and alternating loops by ``drop_loops``. Sub-word
-pieces are joined into written words (``join_pieces``). Every word keeps Whisper's cased, punctuated form in ``Word.display``;
-``Word.text`` is the normalised token search uses.
+pieces are joined into written words (``join_pieces``). Every word keeps Whisper's cased,
+punctuated form in ``Word.display``; ``Word.text`` is the normalised token search uses.
 """
 
 from __future__ import annotations
