@@ -69,23 +69,10 @@ def drop_loops(words: Sequence[Word], *, span: int = config.WHISPER_LOOP_WORDS,
     tokens keeps its first ``keep`` words."""
     looping = [False] * len(words)
     for i in range(len(words) - span + 1):
-        if len({w.text for w in words[i : i + span]}) <= distinct:
-            looping[i : i + span] = [True] * span
-    i = 0
-    while i < len(words):  # a word said once at either end of a stretch ("right 3 4 3 4 ...") is not the loop
-        if not looping[i]:
-            i += 1
-            continue
-        j = i
-        while j < len(words) and looping[j]:
-            j += 1
-        counts = Counter(w.text for w in words[i:j])
-        for ends in (range(i, j), range(j - 1, i - 1, -1)):
-            for k in ends:
-                if counts[words[k].text] > 1:
-                    break
-                looping[k] = False
-        i = j
+        counts = Counter(w.text for w in words[i : i + span])
+        if len(counts) <= distinct:  # a word said once in the stretch ("right 3 4 3 4 ...") is not the loop
+            for k in range(i, i + span):
+                looping[k] = looping[k] or counts[words[k].text] > 1
     out: list[Word] = []
     run = 0
     for word, loop in zip(words, looping, strict=True):
