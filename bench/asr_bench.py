@@ -115,6 +115,15 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
     else:
         transcriber = load_engine(engine)
     out["load_seconds"] = time.perf_counter() - t0
+    side_work, side_process = None, None
+    if mode == "ingest-memory" and config.SIDE_PROCESS:  # as a single ingest worker hears a long file
+        import multiprocessing as mp
+
+        from engine.ingest.pool import start_side_process
+        from engine.ingest.side_work import SideWork
+
+        conn, side_process = start_side_process(mp.get_context("spawn"))
+        side_work = SideWork(conn)
     for path in paths if mode != "load" else ():
         t1 = time.perf_counter()
         if mode == "direct":
@@ -132,7 +141,7 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
                 _sample_rss(rss, done)
                 heard[0] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-            transcript = transcribe_file(probe(path), transcriber, on_progress=sample)
+            transcript = transcribe_file(probe(path), transcriber, on_progress=sample, side=side_work)
             words = []  # the words of a 3-hour file are not what this run is for
             out["rss_by_minute"] = rss
             out["peak_recognising_mb"] = heard[0]
@@ -141,7 +150,20 @@ def child(engine: str, paths: list[str], mode: str) -> dict[str, Any]:
                      for w in u]
         out["files"].append({"path": path, "seconds": time.perf_counter() - t1, "words": words})
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if side_process is not None:
+        out["side_peak_rss_mb"] = _peak_rss_of(side_process.pid)
+        out["side_used"] = bool(side_work and side_work.usable)
+        side_process.kill()
     return out
+
+
+def _peak_rss_of(pid: int) -> float:
+    """The high-water mark of process ``pid``'s resident memory (MB; /proc's VmHWM)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 #: Minutes of audio between two RSS samples of an ``ingest-memory`` run.
@@ -325,6 +347,7 @@ def ingest_memory_runs(path: Path, args: argparse.Namespace) -> list[dict[str, A
             run = run_child(engine, [long], "ingest-memory")
             memory.append({"engine": engine, "path": "ingest", "minutes": minutes, "peak_rss_mb": run["peak_rss_mb"],
                            "peak_recognising_mb": run.get("peak_recognising_mb"),
+                           "side_peak_rss_mb": run.get("side_peak_rss_mb"), "side_used": run.get("side_used"),
                            "rtf": run["files"][0]["seconds"] / (minutes * 60),
                            "rss_by_minute": run["rss_by_minute"]})
             print(json.dumps(memory[-1]), file=sys.stderr)
@@ -336,8 +359,8 @@ def ingest_memory_table(memory: list[dict[str, Any]]) -> str:
     with the RSS after the first sample and at the end, and after the first hour its range and its
     least-squares trend in MB per hour of audio (a file of two hours or more)."""
     lines = ["| engine | minutes | peak RSS | peak while recognising | RSS at 10 min | RSS at the end |"
-             " after 1 h: RSS range | after 1 h: trend | RTF |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             " after 1 h: RSS range | after 1 h: trend | RTF | side process's peak RSS |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for m in memory:
         rss = m["rss_by_minute"]
         first = f"{rss[0][1]:.0f} MB" if rss else "-"
@@ -348,8 +371,10 @@ def ingest_memory_table(memory: list[dict[str, Any]]) -> str:
         if later.shape[0] >= 3 and m["minutes"] >= 120:
             span = f"{later[:, 1].min():.0f}-{later[:, 1].max():.0f} MB"
             trend = f"{np.polyfit(later[:, 0], later[:, 1], 1)[0]:+.0f} MB/h"
+        side = "- (none)" if m.get("side_peak_rss_mb") is None else f"{m['side_peak_rss_mb']:.0f} MB" + (
+            "" if m.get("side_used") else " (given up)")
         lines.append(f"| {m['engine']} | {m['minutes']:g} | {m['peak_rss_mb']:.0f} MB | {heard} | {first} | {last} |"
-                     f" {span} | {trend} | {m['rtf']:.3f} |")
+                     f" {span} | {trend} | {m['rtf']:.3f} | {side} |")
     return "\n".join(lines)
 
 

@@ -53,6 +53,25 @@ WHISPER_VAD_SECONDS = 120.0
 #: thread beside recognition (int16: 32 KB per second, 23 MB): the recogniser takes up to a chunk of
 #: speech and a piece before it decodes, and taking them seldom waits for the thread beside it.
 SIDE_QUEUE_SECONDS = WHISPER_CHUNK_SECONDS + WHISPER_VAD_SECONDS
+#: A single worker hears files of at least SIDE_PROCESS_MIN_SECONDS in a process of its own at nice
+#: SIDE_NICE (engine/ingest/side_work.py), which takes only the cores Whisper's threads leave idle; on a
+#: 10-minute file ingest ran about 3 s faster than with the thread beside recognition. Shorter files
+#: keep the thread: their side work is a second or two, less than the process's imports.
+SIDE_PROCESS = True
+SIDE_PROCESS_MIN_SECONDS = 60.0
+SIDE_NICE = 19
+#: The side process reports progress every SIDE_PROGRESS_SECONDS of audio, and at most about
+#: SIDE_PROGRESS_MESSAGES times a file (they wait in the pipe, 64 KB, while the worker recognises).
+SIDE_PROGRESS_SECONDS = 5.0
+SIDE_PROGRESS_MESSAGES = 100
+#: Once recognition has ended, the worker waits this long before it judges the side process's pace,
+#: checking every SIDE_POLL_SECONDS; it then waits only while the side process would finish sooner
+#: than the worker doing the file's side work itself.
+SIDE_PATIENCE_SECONDS = 2.0
+SIDE_POLL_SECONDS = 0.1
+#: CPU seconds of the detectors and the diarizer per second of audio, before the side process has
+#: said (a 10-minute broadcast: 13 s).
+SIDE_CPU_PER_SECOND = 0.022
 WHISPER_CUT_WINDOW_SECONDS = 8.0
 #: Beam width of Whisper's decoder (1: greedy).
 WHISPER_BEAM_SIZE = 5

@@ -26,6 +26,9 @@ class AudioError(EarshotError):
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
 
+    def __reduce__(self) -> tuple[type[AudioError], tuple[str, str]]:
+        return type(self), (self.path, self.reason)  # it crosses process boundaries whole
+
 
 class ModelError(EarshotError):
     """A speech model is missing, broken, or cannot be fetched."""

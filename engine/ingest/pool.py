@@ -14,6 +14,7 @@ import queue
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engine import config
 from engine.asr.base import ModelSpec
 from engine.audio.decode import AudioInfo
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Ready, Task, WorkerMessage
@@ -22,13 +23,30 @@ if TYPE_CHECKING:
     from engine.detect.sensitivities import DetectorSettings
 
 
-def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None) -> None:
+def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None, side: Any = None) -> None:
     """Body of one worker process: :func:`engine.ingest.worker.serve`."""
     # Imported here, in the worker: the job's process starts its workers before it imports the
     # recogniser and the detectors itself, and a worker imports nothing of the job.
     from engine.ingest.worker import serve
 
-    serve(wid, spec, inbox, outbox, settings)
+    serve(wid, spec, inbox, outbox, settings, side)
+
+
+def _side_main(conn: Any) -> None:
+    """Body of a worker's side process: :func:`engine.ingest.side_work.serve_side`."""
+    from engine.ingest.side_work import serve_side
+
+    serve_side(conn)
+
+
+def start_side_process(ctx: Any, name: str = "earshot-side") -> tuple[Any, Any]:
+    """Start a side process (:mod:`engine.ingest.side_work`) from multiprocessing context ``ctx``: the
+    worker's end of its pipe (hand it to exactly one process, then close it here) and the process."""
+    here, there = ctx.Pipe(duplex=True)
+    side = ctx.Process(target=_side_main, args=(there,), name=name, daemon=True)
+    side.start()
+    there.close()  # the side process has its copy: it sees the pipe end when the worker's is gone
+    return here, side
 
 
 @dataclass
@@ -38,20 +56,37 @@ class _Worker:
     inbox: Any
     task_id: int | None = None
     ready: bool = False
+    #: The worker's side process (the detectors and the diarizer of long files), or None.
+    side: Any = None
+
+    def kill(self) -> None:
+        """Kill the worker and its side process."""
+        for proc in (self.process, self.side):
+            if proc is not None:
+                proc.kill()
+
+    def join(self, timeout: float) -> None:
+        for proc in (self.process, self.side):
+            if proc is not None:
+                proc.join(timeout)
 
 
 class WorkerPool:
     """``n`` recognition processes sharing one model spec.
 
     The owner assigns tasks with :meth:`submit` when :meth:`idle_workers`
-    says a worker is free, and drains :meth:`poll` for messages.
+    says a worker is free, and drains :meth:`poll` for messages. With ``side_processes`` (by default
+    when ``n`` is 1 and ``config.SIDE_PROCESS`` is on) each worker gets a low-priority process of its
+    own for the detectors and the diarizer of long files (:mod:`engine.ingest.side_work`).
     """
 
-    def __init__(self, spec: ModelSpec, n: int, *, detector_settings: DetectorSettings | None = None) -> None:
+    def __init__(self, spec: ModelSpec, n: int, *, detector_settings: DetectorSettings | None = None,
+                 side_processes: bool | None = None) -> None:  # fmt: skip
         if n < 1:
             raise ValueError(f"worker count must be at least 1, got {n}")
         self.spec = spec
         self.detector_settings = detector_settings
+        self.side_processes = config.SIDE_PROCESS and n == 1 if side_processes is None else side_processes
         self._ctx = mp.get_context("spawn")
         self._outbox = self._ctx.Queue()
         self._workers: dict[int, _Worker] = {}
@@ -68,14 +103,21 @@ class WorkerPool:
         wid = self._next_wid
         self._next_wid += 1
         inbox = self._ctx.Queue()
+        side, here = None, None
+        if self.side_processes:
+            here, side = start_side_process(self._ctx, f"earshot-side-{wid}")
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(wid, self.spec, inbox, self._outbox, self.detector_settings),
+            args=(wid, self.spec, inbox, self._outbox, self.detector_settings, here),
             name=f"earshot-worker-{wid}",
             daemon=True,
         )
-        proc.start()
-        worker = _Worker(wid, proc, inbox)
+        try:
+            proc.start()
+        finally:
+            if here is not None:
+                here.close()
+        worker = _Worker(wid, proc, inbox, side=side)
         self._workers[wid] = worker
         return worker
 
@@ -115,6 +157,8 @@ class WorkerPool:
         for wid, w in list(self._workers.items()):
             if w.process.is_alive():
                 continue
+            if w.side is not None:
+                w.side.kill()
             del self._workers[wid]
             if not w.ready:  # died while loading the model: respawning would only die again
                 reports.append(Fatal(wid, FailureReason.WORKER_DID_NOT_START,
@@ -137,8 +181,8 @@ class WorkerPool:
         """Kill the worker running ``task_id`` and, with ``respawn``, start a fresh one. True if it was running."""
         for wid, w in list(self._workers.items()):
             if w.task_id == task_id:
-                w.process.kill()
-                w.process.join(5)
+                w.kill()
+                w.join(5)
                 del self._workers[wid]
                 if respawn:
                     self._spawn()
@@ -151,16 +195,18 @@ class WorkerPool:
         self._closed = True
         for w in self._workers.values():
             if kill or w.task_id is not None or not w.ready:  # one still loading its model would make us wait
-                w.process.kill()
+                w.kill()
             else:
                 # an idle worker holds nothing to save (the index is this process's): ended at once, it
                 # spares the wait for its interpreter to unload the models (half a second, every ingest)
                 w.process.terminate()
+                if w.side is not None:
+                    w.side.terminate()
         for w in self._workers.values():
-            w.process.join(10)
-            if w.process.is_alive():
-                w.process.kill()
-                w.process.join(5)
+            w.join(10)
+            if w.process.is_alive() or (w.side is not None and w.side.is_alive()):
+                w.kill()
+                w.join(5)
         self._workers.clear()
         self._outbox.close()
         self._outbox.join_thread()

@@ -12,18 +12,20 @@ from engine.audio.decode import AudioInfo, iter_pcm_blocks
 from engine.detect.analyzer import analyze as run_detectors
 from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.audio_pass import FeedingBlocks
+from engine.detect.features import FrameFeatures
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import ModelError
 from engine.heap import PeriodicRelease, release_heap
 from engine.ingest.analyze import analyze_transcript
 from engine.ingest.language import hear_language
 from engine.ingest.results import Analysis, StageTimes, Transcript
+from engine.ingest.side_work import SideTask, SideWork
 from engine.ingest.speaker_pass import speaker_stream, speaker_turns
 from engine.ingest.speech_gate import kept_words
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
 from engine.speakers.diarize import SR as SPEAKER_SR
-from engine.speakers.diarize import DiarizationStream
+from engine.speakers.diarize import Diarization, DiarizationStream
 
 log = logging.getLogger("earshot.ingest")
 
@@ -39,11 +41,14 @@ def transcribe_file(
     sr: int = config.TARGET_SAMPLE_RATE,
     analyze: bool = True,
     detector_settings: DetectorSettings | None = None,
+    side: SideWork | None = None,
 ) -> Transcript:
     """Recognise ``info.path`` and, if ``analyze``, find its hot spots, stories and entities.
 
     One pass decodes the file: each block goes to the recogniser, which hears the whole file,
-    and, with ``analyze``, to the detectors' feature extractor. Afterwards the words the
+    and, with ``analyze``, to the detectors' feature extractor and the diarizer on a thread beside
+    it, or, for a file of at least ``config.SIDE_PROCESS_MIN_SECONDS`` when the worker has a
+    ``side`` process, to that process, which decodes the file itself. Afterwards the words the
     detectors place in music, applause, laughter or noise and Whisper doubts are dropped
     (:mod:`engine.ingest.speech_gate`), and the detections are the ones stored.
     ``on_progress(seconds_done, seconds_total)`` is called after each block.
@@ -53,13 +58,23 @@ def transcribe_file(
     cancel = cancel or CancelToken()
     times = StageTimes()
     settings = detector_settings or DetectorSettings()
+    want_speakers = analyze and settings.speaker_turns and sr == SPEAKER_SR
+    beside: SideTask | None = None
+    if side is not None and analyze and info.duration >= config.SIDE_PROCESS_MIN_SECONDS:
+        beside = side.start(info, settings, sr=sr, speakers=want_speakers)  # it starts while the language is heard
     # The language first, on windows spread over the file (Whisper's voice-activity filter keeps
     # their speech): a one-language model refuses a file in another before any word is recognised.
     t_language = time.perf_counter()
-    heard = hear_language(info, transcriber, sr=sr)  # LanguageMismatch: nothing recognised
+    try:
+        heard = hear_language(info, transcriber, sr=sr)  # LanguageMismatch: nothing recognised
+    except BaseException:
+        if beside is not None and side is not None:
+            side.drop(beside)
+        raise
     times.language = time.perf_counter() - t_language
-    extractor = feature_extractor(sr=sr, settings=settings) if analyze else None
-    speakers = _speaker_stream(info.duration) if analyze and settings.speaker_turns and sr == SPEAKER_SR else None
+    here = analyze and beside is None
+    extractor = feature_extractor(sr=sr, settings=settings) if here else None
+    speakers = _speaker_stream(info.duration) if here and want_speakers else None
     timed = FeedingBlocks(
         iter_pcm_blocks(info.path, sr=sr),
         sr=sr,
@@ -80,19 +95,48 @@ def transcribe_file(
             release(seconds)
 
     t0 = time.perf_counter()
-    utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=on_heard))
+    try:
+        utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=on_heard))
+    except BaseException:
+        if beside is not None and side is not None:
+            side.drop(beside)
+        raise
     timed.finish_beside()  # the detectors and the diarizer heard the last chunk while it was decoded
     if long_file:
         release_heap()  # what the decoder and the threads beside it freed, before the file's analysis
     times.decode = timed.decode_seconds
-    times.detect = timed.detect_seconds
-    times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds
     times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.waited_seconds
-    times.beside = timed.overlapped_seconds
+    features: FrameFeatures | None = None
+    diarization: Diarization | None = None
+    if beside is not None and side is not None:
+        t_wait = time.perf_counter()
+        got = side.wait(beside, cancel=cancel)
+        waited = time.perf_counter() - t_wait
+        if got is not None:
+            features, diarization = got.features, got.diarization
+            times.detect, times.speakers, times.speakers_cpu = got.detect_seconds, got.speakers_seconds, \
+                got.speakers_cpu_seconds
+            times.beside = max(0.0, got.detect_seconds + got.speakers_seconds - waited)
+        else:  # the side process is gone or starved: hear the file here, after recognition
+            extractor = feature_extractor(sr=sr, settings=settings)
+            speakers = _speaker_stream(info.duration) if want_speakers else None
+            again = FeedingBlocks(iter_pcm_blocks(info.path, sr=sr), sr=sr, total_seconds=info.duration,
+                                  on_progress=lambda done, total: None, cancel=cancel, extractor=extractor,
+                                  listener=speakers)  # fmt: skip
+            for _ in again:
+                pass
+            times.detect, times.speakers = again.detect_seconds, again.listener_seconds
+            times.speakers_cpu = again.listener_cpu_seconds
+    else:
+        times.detect = timed.detect_seconds
+        times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds
+        times.beside = timed.overlapped_seconds
     analysis = Analysis()
-    if extractor is not None:
+    if analyze:
         t1 = time.perf_counter()
-        features = extractor.finish()
+        if features is None and extractor is not None:
+            features = extractor.finish()
+        assert features is not None
         found = audio_events(features, settings)
         drop = config.GATE_DROP_BELOW if transcriber.engine == "whisper" else config.GATE_DROP_BELOW_OTHER_ENGINES
         utterances = [kept for utt in utterances if (kept := kept_words(utt, *found, drop_below=drop))]
@@ -102,9 +146,11 @@ def transcribe_file(
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine, language=heard.language)
         times.analyze = time.perf_counter() - t2
-        if speakers is not None:
+        if diarization is not None or speakers is not None:
             t3, c3 = time.perf_counter(), time.thread_time()
-            diarization = speakers.finish(n_speakers=settings.speaker_count)
+            if diarization is None and speakers is not None:
+                diarization = speakers.finish(n_speakers=settings.speaker_count)
+            assert diarization is not None
             analysis.speakers = speaker_turns(diarization, words, *found, given=settings.speaker_count)
             times.speakers += time.perf_counter() - t3
             times.speakers_cpu += time.thread_time() - c3

@@ -8,13 +8,9 @@ what recognition needs and nothing of the job (storage's writer, the passage ind
 from __future__ import annotations
 
 import logging
-import multiprocessing as mp
-import os
-import signal
 import threading
 import time
 import traceback
-from multiprocessing.connection import wait
 from typing import Any
 
 from engine.asr.base import ModelSpec
@@ -22,25 +18,13 @@ from engine.asr.loader import load_transcriber
 from engine.detect.sensitivities import DetectorSettings
 from engine.errors import EarshotError
 from engine.heap import limit_arenas
+from engine.ingest.child import exit_with_parent, ignore_sigint
 from engine.ingest.messages import Done, Failed, FailureReason, Fatal, Progress, Ready, Task
 
 log = logging.getLogger("earshot.ingest")
 
 #: Seconds between progress messages from one worker.
 PROGRESS_INTERVAL = 0.25
-
-
-def _exit_with_parent() -> None:
-    """End this worker as soon as the process that started it is gone (even after ``kill -9``)."""
-    parent = mp.parent_process()
-    if parent is None:
-        return
-
-    def watch() -> None:
-        wait([parent.sentinel])
-        os._exit(1)
-
-    threading.Thread(target=watch, name="earshot-parent-watch", daemon=True).start()
 
 
 def _no_process_locks() -> None:
@@ -65,14 +49,15 @@ def _warm_up(settings: DetectorSettings | None, spec: ModelSpec) -> None:
         log.debug("warm-up failed", exc_info=True)
 
 
-def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: DetectorSettings | None = None) -> None:
+def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: DetectorSettings | None = None,
+          side: Any = None) -> None:
     """Load ``spec``'s model once, say :class:`Ready`, then answer each :class:`Task` from ``inbox`` on
-    ``outbox`` until the pool ends the process."""
+    ``outbox`` until the pool ends the process. ``side``: this worker's end of the pipe to its side
+    process (:mod:`engine.ingest.side_work`), or None to hear every file in this process."""
 
-    # Ctrl+C reaches the whole process group; the parent decides, and kills the workers it must.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_sigint()
     limit_arenas()  # before this process starts its threads
-    _exit_with_parent()
+    exit_with_parent()
     _no_process_locks()
 
     # the detectors' and analysers' first loads run beside the speech model's (native code, mostly)
@@ -87,7 +72,10 @@ def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Detector
         outbox.put(Fatal(wid, FailureReason.MODEL_NOT_LOADED, f"{spec.name}: cannot load the speech model: {exc}"))
         return
     warming.join()
+    from engine.ingest.side_work import SideWork
     from engine.ingest.transcribe import transcribe_file  # imported by the warm-up: a lookup now
+
+    side_work = SideWork(side) if side is not None else None
 
     outbox.put(Ready(wid))
     while True:
@@ -102,7 +90,8 @@ def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Detector
                 outbox.put(Progress(task_id, done, total))
 
         try:
-            result = transcribe_file(info, transcriber, on_progress=progress, detector_settings=settings)
+            result = transcribe_file(info, transcriber, on_progress=progress, detector_settings=settings,
+                                     side=side_work)  # fmt: skip
         except EarshotError as exc:
             outbox.put(Failed(task_id, FailureReason.RECOGNITION_FAILED, str(exc)))
         except Exception as exc:

@@ -20,4 +20,11 @@ def test_trend_after_the_first_hour_is_the_least_squares_slope_per_hour() -> Non
 
 def test_short_files_have_no_trend() -> None:
     line = ingest_memory_table([_row(10, [(10, 690.0)])]).splitlines()[-1]
-    assert line.endswith("| - | - | 0.200 |")
+    assert line.endswith("| - | - | 0.200 | - (none) |")
+
+
+def test_the_side_process_peak_is_its_own_column() -> None:
+    row = {**_row(10, [(10, 690.0)]), "side_peak_rss_mb": 412.4, "side_used": True}
+    assert ingest_memory_table([row]).splitlines()[-1].endswith("| 0.200 | 412 MB |")
+    row["side_used"] = False
+    assert ingest_memory_table([row]).splitlines()[-1].endswith("| 0.200 | 412 MB (given up) |")
