@@ -66,7 +66,7 @@ SIDE_PROGRESS_SECONDS = 5.0
 SIDE_PROGRESS_MESSAGES = 100
 #: Once recognition has ended, the worker waits this long before it judges the side process's pace,
 #: checking every SIDE_POLL_SECONDS; it then waits only while the side process would finish sooner
-#: than the worker doing the file's side work itself.
+#: than the worker doing the file's side work itself (without a pace, at most that long).
 SIDE_PATIENCE_SECONDS = 2.0
 SIDE_POLL_SECONDS = 0.1
 #: CPU seconds of the detectors and the diarizer per second of audio, before the side process has

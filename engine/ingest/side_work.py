@@ -194,12 +194,8 @@ class SideWork:
                     t_end, heard_at_end = time.monotonic(), heard
                 continue
             waited = time.monotonic() - t_end
-            if waited < config.SIDE_PATIENCE_SECONDS:
-                continue
-            # Will it finish before the worker could do the whole file itself?
-            projected = _projected(max(0.0, task.duration - heard), heard - heard_at_end, waited)
             per_second = cpu / heard if heard >= config.SIDE_PROGRESS_SECONDS else config.SIDE_CPU_PER_SECOND
-            if projected > task.duration * per_second:
+            if _give_up(max(0.0, task.duration - heard), heard - heard_at_end, waited, task.duration * per_second):
                 self._give_up(task, f"the detectors' process is starved of CPU ({heard:.0f} of {task.duration:.0f} s "
                                     f"heard {waited:.1f} s after recognition ended)")  # fmt: skip
                 return None
@@ -222,13 +218,18 @@ class SideWork:
             self._conn.close()
 
 
-def _projected(left: float, gained: float, waited: float) -> float:
-    """Seconds the side process will still take: ``left`` seconds of audio to hear at the pace of
-    ``gained`` seconds heard in the ``waited`` seconds since recognition ended. With none left, only
-    its last steps remain: they get as long as they have taken."""
-    if left == 0.0:
-        return waited
-    return left * waited / gained if gained > 0 else float("inf")
+def _give_up(left: float, gained: float, waited: float, here: float) -> bool:
+    """Whether to stop waiting for the side process ``waited`` seconds after recognition ended, with
+    ``left`` seconds of audio still to hear, ``gained`` heard since recognition ended, and ``here``
+    the seconds the worker would take to do the whole file's side work itself. It waits at least
+    ``config.SIDE_PATIENCE_SECONDS``; then as long as its pace says it will finish sooner than
+    ``here``; without a pace (it is starting, finishing, or starved) at most ``here``, so a wait
+    given up never costs more than the work it waited for."""
+    if waited < config.SIDE_PATIENCE_SECONDS:
+        return False
+    if left == 0.0 or gained <= 0.0:
+        return waited > here
+    return left * waited / gained > here
 
 
 def serve_side(conn: Any) -> None:
@@ -243,6 +244,7 @@ def serve_side(conn: Any) -> None:
     from engine.heap import limit_arenas
 
     limit_arenas()
+    _warm_up()
     while True:
         try:
             message = conn.recv()
@@ -274,6 +276,20 @@ def _picklable(exc: BaseException) -> BaseException:
     except Exception:
         return EarshotError(str(exc)) if isinstance(exc, EarshotError) else RuntimeError(f"{type(exc).__name__}: {exc}")
     return exc
+
+
+def _warm_up() -> None:
+    """Import and load what hearing a file needs, before the first file (in the idle time of the
+    worker's own model load); a failure is left for the first file to report."""
+    from engine.detect.analyzer import feature_extractor
+    from engine.detect.sensitivities import DetectorSettings
+    from engine.ingest.speaker_pass import speaker_stream
+
+    try:
+        feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=DetectorSettings())
+        speaker_stream(0.0)
+    except Exception:
+        log.debug("side process warm-up failed", exc_info=True)
 
 
 def _hear(task: SideTask, conn: Any) -> SideDone | None:

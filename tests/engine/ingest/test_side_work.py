@@ -21,7 +21,7 @@ from engine.detect.sensitivities import DetectorSettings
 from engine.errors import AudioError, Cancelled, ModelError
 from engine.ingest.pool import WorkerPool, start_side_process
 from engine.ingest.results import Transcript
-from engine.ingest.side_work import SideWork
+from engine.ingest.side_work import SideWork, _give_up
 from engine.ingest.transcribe import transcribe_file
 from engine.jobs import CancelToken
 from models.speakers import speaker_model_files
@@ -73,6 +73,12 @@ def _every_file_is_long(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(config, "SIDE_PROCESS_MIN_SECONDS", 0.0)
 
 
+@pytest.fixture
+def patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker waits for the side process however busy the machine is (its pace is not on test here)."""
+    monkeypatch.setattr(config, "SIDE_PATIENCE_SECONDS", 600.0)
+
+
 def _same(a: Transcript, b: Transcript) -> None:
     assert [(w.start, w.end, w.text) for w in a.words] == [(w.start, w.end, w.text) for w in b.words]
     assert a.analysis.events == b.analysis.events
@@ -83,7 +89,7 @@ def _same(a: Transcript, b: Transcript) -> None:
 
 
 def test_the_side_process_finds_what_the_thread_finds(
-    two_voices: Path, transcriber: Any, on_this_thread: Transcript, side: tuple[SideWork, Any]
+    two_voices: Path, transcriber: Any, on_this_thread: Transcript, side: tuple[SideWork, Any], patient: None
 ) -> None:
     work, _proc = side
     assert len(on_this_thread.analysis.speakers.speakers) >= 2  # the comparison below has turns to compare
@@ -120,7 +126,9 @@ def test_a_dead_side_process_is_given_up_and_the_worker_hears_the_file(
     _same(beside, on_this_thread)
 
 
-def test_what_the_side_process_cannot_read_is_the_files_error(tmp_path: Path, side: tuple[SideWork, Any]) -> None:
+def test_what_the_side_process_cannot_read_is_the_files_error(
+    tmp_path: Path, side: tuple[SideWork, Any], patient: None
+) -> None:
     work, _proc = side
     gone = AudioInfo(path=str(tmp_path / "gone.wav"), size_bytes=1_920_044, duration=60.0, sample_rate=16000,
                      channels=1, codec="pcm_s16le", container="wav")
@@ -142,6 +150,21 @@ def test_a_cancel_while_waiting_is_passed_on(two_voices: Path, side: tuple[SideW
     with pytest.raises(Cancelled):
         work.wait(task, cancel=cancel)
     assert not Path(task.folder).exists()
+
+
+@pytest.mark.parametrize(("left", "gained", "waited", "here", "give_up"), [
+    (300.0, 0.0, 1.0, 0.5, False),  # patience first
+    (300.0, 0.0, 5.0, 13.0, False),  # no pace yet: wait as long as the work would take here
+    (300.0, 0.0, 14.0, 13.0, True),
+    (300.0, 150.0, 3.0, 13.0, False),  # 6 s more at its pace, sooner than 13 s here
+    (300.0, 20.0, 3.0, 13.0, True),  # 45 s more at its pace
+    (0.0, 0.0, 12.0, 13.0, False),  # only its last steps left
+    (0.0, 0.0, 14.0, 13.0, True),
+])
+def test_the_wait_is_given_up_only_when_doing_the_work_here_is_sooner(
+    left: float, gained: float, waited: float, here: float, give_up: bool
+) -> None:
+    assert _give_up(left, gained, waited, here) is give_up
 
 
 def test_one_worker_gets_a_side_process_and_two_do_not(whisper_model: ModelSpec) -> None:
