@@ -28,6 +28,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,15 +97,46 @@ class SideFailed:
 
 
 @dataclass(frozen=True)
-class SideResult:
-    """What the worker reads back: the file's features (arrays mapped from files), its diarization
-    (None without one) and the seconds the side process spent."""
+class Heard:
+    """A file's side work: its features, its diarization (None without speaker turns or speaker
+    models) and the wall and CPU seconds the detectors' and the diarizer's parts took."""
 
     features: FrameFeatures
     diarization: Diarization | None
     detect_seconds: float
     speakers_seconds: float
     speakers_cpu_seconds: float
+
+
+def hear_file(path: str, *, sr: int, duration: float, settings: DetectorSettings, speakers: bool,
+              cancel: CancelToken, on_progress: Callable[[float, float], None] | None = None) -> Heard:
+    """Decode ``path`` once through the feature extractor and, with ``speakers``, the diarizer: what
+    the side process does, and the worker when it has given the process up. ``duration``: the probed
+    length (s); ``on_progress(seconds_done, seconds_total)`` after each block. Raises AudioError and
+    Cancelled."""
+    from engine.audio.decode import iter_pcm_blocks
+    from engine.detect.analyzer import feature_extractor
+    from engine.detect.audio_pass import FeedingBlocks
+    from engine.ingest.speaker_pass import optional_speaker_stream
+
+    extractor = feature_extractor(sr=sr, settings=settings)
+    stream = optional_speaker_stream(duration) if speakers else None
+    blocks = FeedingBlocks(iter_pcm_blocks(path, sr=sr), sr=sr, total_seconds=duration,
+                           on_progress=on_progress or (lambda done, total: None), cancel=cancel,
+                           extractor=extractor, listener=stream)  # fmt: skip
+    for _ in blocks:
+        pass
+    t0 = time.perf_counter()
+    features = extractor.finish()
+    detect = blocks.detect_seconds + time.perf_counter() - t0
+    speak, speak_cpu = blocks.listener_seconds, blocks.listener_cpu_seconds
+    diarization = None
+    if stream is not None:
+        t1, c1 = time.perf_counter(), time.thread_time()
+        diarization = stream.finish(n_speakers=settings.speaker_count)
+        speak += time.perf_counter() - t1
+        speak_cpu += time.thread_time() - c1
+    return Heard(features, diarization, detect, speak, speak_cpu)
 
 
 def save_features(features: FrameFeatures, folder: Path) -> dict[str, Any]:
@@ -156,7 +188,7 @@ class SideWork:
             return None
         return task
 
-    def wait(self, task: SideTask, *, cancel: CancelToken) -> SideResult | None:
+    def wait(self, task: SideTask, *, cancel: CancelToken) -> Heard | None:
         """Called once recognition has ended: the side process's result for ``task``, or None when
         it is gone or would take longer than the worker doing the work itself. Raises what hearing
         the file raised there, and Cancelled."""
@@ -165,7 +197,7 @@ class SideWork:
         finally:
             shutil.rmtree(task.folder, ignore_errors=True)  # mapped arrays outlive their files
 
-    def _wait(self, task: SideTask, *, cancel: CancelToken) -> SideResult | None:
+    def _wait(self, task: SideTask, *, cancel: CancelToken) -> Heard | None:
         heard = cpu = 0.0
         t_end: float | None = None  # when the messages queued during recognition had been read
         heard_at_end = 0.0
@@ -185,8 +217,8 @@ class SideWork:
                 heard, cpu = message.seconds, message.cpu_seconds
             elif isinstance(message, SideDone) and message.task_id == task.task_id:
                 features = load_features(Path(task.folder), message.meta)
-                return SideResult(features, message.diarization, message.detect_seconds, message.speakers_seconds,
-                                  message.speakers_cpu_seconds)  # fmt: skip
+                return Heard(features, message.diarization, message.detect_seconds, message.speakers_seconds,
+                             message.speakers_cpu_seconds)  # fmt: skip
             elif isinstance(message, SideFailed) and message.task_id == task.task_id:
                 raise message.error
             if t_end is None:
@@ -283,64 +315,41 @@ def _warm_up() -> None:
     worker's own model load); a failure is left for the first file to report."""
     from engine.detect.analyzer import feature_extractor
     from engine.detect.sensitivities import DetectorSettings
-    from engine.ingest.speaker_pass import speaker_stream
+    from engine.ingest.speaker_pass import optional_speaker_stream
 
     try:
         feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=DetectorSettings())
-        speaker_stream(0.0)
+        optional_speaker_stream(0.0)
     except Exception:
         log.debug("side process warm-up failed", exc_info=True)
 
 
 def _hear(task: SideTask, conn: Any) -> SideDone | None:
-    """Decode ``task.path`` and run the feature extractor and the diarizer over it; None when the
-    worker cancelled the task. Raises what decoding or the detectors raise, EOFError when the
+    """:func:`hear_file` for ``task``, its features written into the task's folder, with progress on
+    ``conn``; None when the worker cancelled the task. Raises what hearing raises, EOFError when the
     worker's end is gone."""
-    from engine.audio.decode import iter_pcm_blocks
-    from engine.detect.analyzer import feature_extractor
-    from engine.errors import ModelError
-    from engine.ingest.speaker_pass import speaker_stream
+    from engine.errors import Cancelled
 
-    extractor = feature_extractor(sr=task.sr, settings=task.settings)
-    speakers = None
-    if task.speakers:
-        try:
-            speakers = speaker_stream(task.duration)
-        except ModelError as error:
-            log.warning("no speaker turns: %s", error)
-    detect = speak = speak_cpu = 0.0
+    cancel = CancelToken()
     c0 = time.process_time()
-    samples = 0
-    last_report = 0.0
     # at most about SIDE_PROGRESS_MESSAGES a file: they wait in the pipe (64 KB) until recognition ends
     every = max(config.SIDE_PROGRESS_SECONDS, task.duration / config.SIDE_PROGRESS_MESSAGES)
-    for block in iter_pcm_blocks(task.path, sr=task.sr):
+    last = [0.0]
+
+    def progress(done: float, total: float) -> None:
         if conn.poll():
             message = conn.recv()
             if isinstance(message, SideCancel) and message.task_id == task.task_id:
-                return None
-        t0 = time.perf_counter()
-        extractor.feed(block)
-        t1, c1 = time.perf_counter(), time.thread_time()
-        if speakers is not None:
-            speakers.feed(block)
-        detect += t1 - t0
-        speak += time.perf_counter() - t1
-        speak_cpu += time.thread_time() - c1
-        samples += block.size
-        seconds = samples / task.sr
-        if seconds - last_report >= every:
-            last_report = seconds
-            conn.send(SideProgress(task.task_id, seconds, time.process_time() - c0))
-    conn.send(SideProgress(task.task_id, max(samples / task.sr, task.duration), time.process_time() - c0))
-    t0 = time.perf_counter()
-    features = extractor.finish()
-    meta = save_features(features, Path(task.folder))
-    detect += time.perf_counter() - t0
-    diarization = None
-    if speakers is not None:
-        t1, c1 = time.perf_counter(), time.thread_time()
-        diarization = speakers.finish(n_speakers=task.settings.speaker_count)
-        speak += time.perf_counter() - t1
-        speak_cpu += time.thread_time() - c1
-    return SideDone(task.task_id, meta, diarization, detect, speak, speak_cpu)
+                cancel.cancel()
+        if done - last[0] >= every or done >= total:
+            last[0] = done
+            conn.send(SideProgress(task.task_id, done, time.process_time() - c0))
+
+    try:
+        heard = hear_file(task.path, sr=task.sr, duration=task.duration, settings=task.settings,
+                          speakers=task.speakers, cancel=cancel, on_progress=progress)  # fmt: skip
+    except Cancelled:
+        return None
+    meta = save_features(heard.features, Path(task.folder))
+    return SideDone(task.task_id, meta, heard.diarization, heard.detect_seconds, heard.speakers_seconds,
+                    heard.speakers_cpu_seconds)  # fmt: skip

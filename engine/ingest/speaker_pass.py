@@ -3,6 +3,7 @@ turns are cut where the detectors heard music, applause or laughter and each wor
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -13,7 +14,7 @@ from engine import config
 from engine.asr.base import Word
 from engine.audio.decode import content_hash, iter_pcm_blocks
 from engine.detect.events import Event
-from engine.errors import AudioError, EarshotError
+from engine.errors import AudioError, EarshotError, ModelError
 from engine.ingest.speech_gate import sound_holes
 from engine.jobs import JobReport
 from engine.speakers import config as speaker_config
@@ -23,6 +24,8 @@ from engine.speakers.diarize import SR, Diarization, DiarizationStream, Diarizer
 from engine.speakers.segmentation import Segmentation
 from engine.storage.store import SpeakerRow, SpeakerTurns, Store, TurnRow
 from models.speakers import speaker_model_files
+
+log = logging.getLogger("earshot.ingest")
 
 _LOADED: Diarizer | None = None
 _LOCK = threading.Lock()
@@ -41,6 +44,15 @@ def shared_diarizer() -> Diarizer:
 def speaker_stream(total_seconds: float) -> DiarizationStream:
     """A diarization stream for one recording of about ``total_seconds``."""
     return shared_diarizer().stream(total_seconds=total_seconds)
+
+
+def optional_speaker_stream(total_seconds: float) -> DiarizationStream | None:
+    """:func:`speaker_stream`, or None (logged) when the speaker models are not installed."""
+    try:
+        return speaker_stream(total_seconds)
+    except ModelError as error:
+        log.warning("no speaker turns: %s", error)
+        return None
 
 
 def speaker_turns(found: Diarization, words: Sequence[Word], sounds: Sequence[Event], speech: Sequence[Event], *,

@@ -12,20 +12,17 @@ from engine.audio.decode import AudioInfo, iter_pcm_blocks
 from engine.detect.analyzer import analyze as run_detectors
 from engine.detect.analyzer import audio_events, feature_extractor
 from engine.detect.audio_pass import FeedingBlocks
-from engine.detect.features import FrameFeatures
 from engine.detect.sensitivities import DetectorSettings
-from engine.errors import ModelError
 from engine.heap import PeriodicRelease, release_heap
 from engine.ingest.analyze import analyze_transcript
 from engine.ingest.language import hear_language
 from engine.ingest.results import Analysis, StageTimes, Transcript
-from engine.ingest.side_work import SideTask, SideWork
-from engine.ingest.speaker_pass import speaker_stream, speaker_turns
+from engine.ingest.side_work import Heard, SideTask, SideWork, hear_file
+from engine.ingest.speaker_pass import optional_speaker_stream, speaker_turns
 from engine.ingest.speech_gate import kept_words
 from engine.jobs import CancelToken
 from engine.search.segments import segment_bounds
 from engine.speakers.diarize import SR as SPEAKER_SR
-from engine.speakers.diarize import Diarization, DiarizationStream
 
 log = logging.getLogger("earshot.ingest")
 
@@ -62,19 +59,9 @@ def transcribe_file(
     beside: SideTask | None = None
     if side is not None and analyze and info.duration >= config.SIDE_PROCESS_MIN_SECONDS:
         beside = side.start(info, settings, sr=sr, speakers=want_speakers)  # it starts while the language is heard
-    # The language first, on windows spread over the file (Whisper's voice-activity filter keeps
-    # their speech): a one-language model refuses a file in another before any word is recognised.
-    t_language = time.perf_counter()
-    try:
-        heard = hear_language(info, transcriber, sr=sr)  # LanguageMismatch: nothing recognised
-    except BaseException:
-        if beside is not None and side is not None:
-            side.drop(beside)
-        raise
-    times.language = time.perf_counter() - t_language
     here = analyze and beside is None
     extractor = feature_extractor(sr=sr, settings=settings) if here else None
-    speakers = _speaker_stream(info.duration) if here and want_speakers else None
+    speakers = optional_speaker_stream(info.duration) if here and want_speakers else None
     timed = FeedingBlocks(
         iter_pcm_blocks(info.path, sr=sr),
         sr=sr,
@@ -94,39 +81,34 @@ def transcribe_file(
         if release is not None:
             release(seconds)
 
-    t0 = time.perf_counter()
     try:
+        # The language first, on windows spread over the file (Whisper's voice-activity filter keeps
+        # their speech): a one-language model refuses a file in another before any word is recognised.
+        t_language = time.perf_counter()
+        heard = hear_language(info, transcriber, sr=sr)  # LanguageMismatch: nothing recognised
+        times.language = time.perf_counter() - t_language
+        t0 = time.perf_counter()
         utterances = list(transcriber.transcribe(timed, sr=sr, on_heard=on_heard))
     except BaseException:
         if beside is not None and side is not None:
-            side.drop(beside)
+            side.drop(beside)  # its files and its work are no longer wanted
         raise
     timed.finish_beside()  # the detectors and the diarizer heard the last chunk while it was decoded
     if long_file:
         release_heap()  # what the decoder and the threads beside it freed, before the file's analysis
     times.decode = timed.decode_seconds
     times.transcribe = time.perf_counter() - t0 - timed.decode_seconds - timed.waited_seconds
-    features: FrameFeatures | None = None
-    diarization: Diarization | None = None
+    got: Heard | None = None
     if beside is not None and side is not None:
         t_wait = time.perf_counter()
         got = side.wait(beside, cancel=cancel)
-        waited = time.perf_counter() - t_wait
         if got is not None:
-            features, diarization = got.features, got.diarization
-            times.detect, times.speakers, times.speakers_cpu = got.detect_seconds, got.speakers_seconds, \
-                got.speakers_cpu_seconds
-            times.beside = max(0.0, got.detect_seconds + got.speakers_seconds - waited)
+            times.beside = max(0.0, got.detect_seconds + got.speakers_seconds - (time.perf_counter() - t_wait))
         else:  # the side process is gone or starved: hear the file here, after recognition
-            extractor = feature_extractor(sr=sr, settings=settings)
-            speakers = _speaker_stream(info.duration) if want_speakers else None
-            again = FeedingBlocks(iter_pcm_blocks(info.path, sr=sr), sr=sr, total_seconds=info.duration,
-                                  on_progress=lambda done, total: None, cancel=cancel, extractor=extractor,
-                                  listener=speakers)  # fmt: skip
-            for _ in again:
-                pass
-            times.detect, times.speakers = again.detect_seconds, again.listener_seconds
-            times.speakers_cpu = again.listener_cpu_seconds
+            got = hear_file(info.path, sr=sr, duration=info.duration, settings=settings, speakers=want_speakers,
+                            cancel=cancel)  # fmt: skip
+        times.detect, times.speakers, times.speakers_cpu = got.detect_seconds, got.speakers_seconds, \
+            got.speakers_cpu_seconds
     else:
         times.detect = timed.detect_seconds
         times.speakers, times.speakers_cpu = timed.listener_seconds, timed.listener_cpu_seconds
@@ -134,8 +116,7 @@ def transcribe_file(
     analysis = Analysis()
     if analyze:
         t1 = time.perf_counter()
-        if features is None and extractor is not None:
-            features = extractor.finish()
+        features = got.features if got is not None else extractor.finish() if extractor is not None else None
         assert features is not None
         found = audio_events(features, settings)
         drop = config.GATE_DROP_BELOW if transcriber.engine == "whisper" else config.GATE_DROP_BELOW_OTHER_ENGINES
@@ -146,6 +127,7 @@ def transcribe_file(
         t2 = time.perf_counter()
         analysis = analyze_transcript(words, detections, engine=transcriber.engine, language=heard.language)
         times.analyze = time.perf_counter() - t2
+        diarization = got.diarization if got is not None else None
         if diarization is not None or speakers is not None:
             t3, c3 = time.perf_counter(), time.thread_time()
             if diarization is None and speakers is not None:
@@ -168,15 +150,6 @@ def transcribe_file(
     )
 
 
-def _speaker_stream(total_seconds: float) -> DiarizationStream | None:
-    """A diarization stream, or None (logged) when the speaker models are not installed."""
-    try:
-        return speaker_stream(total_seconds)
-    except ModelError as error:
-        log.warning("no speaker turns: %s", error)
-        return None
-
-
 def warm_up(settings: DetectorSettings | None = None, *, engine: str = "whisper", language: str = "en") -> None:
     """Load what the first file would otherwise wait for: the detectors' feature extractor (its
     lazy imports and, with ``sound_model="audioset"``, the tagger) and the story and entity models.
@@ -184,6 +157,6 @@ def warm_up(settings: DetectorSettings | None = None, *, engine: str = "whisper"
     settings = settings or DetectorSettings()
     feature_extractor(sr=config.TARGET_SAMPLE_RATE, settings=settings)
     if settings.speaker_turns:
-        _speaker_stream(0.0)
+        optional_speaker_stream(0.0)
     words = [Word(0.0, 0.4, 1.0, "the", "The"), Word(0.4, 0.9, 1.0, "council", "council.")]
     analyze_transcript(words, None, engine=engine, language=language)
