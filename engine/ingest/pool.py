@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import queue
+import shutil
+import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,13 +25,14 @@ if TYPE_CHECKING:
     from engine.detect.sensitivities import DetectorSettings
 
 
-def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None, side: Any = None) -> None:
+def _worker_main(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Any = None, side: Any = None,
+                 scratch: str | None = None) -> None:
     """Body of one worker process: :func:`engine.ingest.worker.serve`."""
     # Imported here, in the worker: the job's process starts its workers before it imports the
     # recogniser and the detectors itself, and a worker imports nothing of the job.
     from engine.ingest.worker import serve
 
-    serve(wid, spec, inbox, outbox, settings, side)
+    serve(wid, spec, inbox, outbox, settings, side, scratch)
 
 
 def _side_main(conn: Any) -> None:
@@ -58,6 +61,9 @@ class _Worker:
     ready: bool = False
     #: The worker's side process (the detectors and the diarizer of long files), or None.
     side: Any = None
+    #: The folder the worker and its side process pass features through; the pool's to remove, since
+    #: a worker killed mid-file (cancelled, crashed) cannot.
+    scratch: str | None = None
 
     def kill(self) -> None:
         """Kill the worker and its side process."""
@@ -69,6 +75,11 @@ class _Worker:
         for proc in (self.process, self.side):
             if proc is not None:
                 proc.join(timeout)
+
+    def remove_scratch(self) -> None:
+        """Remove the scratch folder (once the worker and its side process are gone)."""
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class WorkerPool:
@@ -103,12 +114,13 @@ class WorkerPool:
         wid = self._next_wid
         self._next_wid += 1
         inbox = self._ctx.Queue()
-        side, here = None, None
+        side, here, scratch = None, None, None
         if self.side_processes:
             here, side = start_side_process(self._ctx, f"earshot-side-{wid}")
+            scratch = tempfile.mkdtemp(prefix="earshot-side-")
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(wid, self.spec, inbox, self._outbox, self.detector_settings, here),
+            args=(wid, self.spec, inbox, self._outbox, self.detector_settings, here, scratch),
             name=f"earshot-worker-{wid}",
             daemon=True,
         )
@@ -117,7 +129,7 @@ class WorkerPool:
         finally:
             if here is not None:
                 here.close()
-        worker = _Worker(wid, proc, inbox, side=side)
+        worker = _Worker(wid, proc, inbox, side=side, scratch=scratch)
         self._workers[wid] = worker
         return worker
 
@@ -147,7 +159,9 @@ class WorkerPool:
                     if w.task_id == msg.task_id:
                         w.task_id = None
             elif isinstance(msg, Fatal):
-                self._workers.pop(msg.wid, None)
+                gone = self._workers.pop(msg.wid, None)
+                if gone is not None:
+                    gone.remove_scratch()
         messages.extend(self._reap_crashed())
         return messages
 
@@ -159,6 +173,8 @@ class WorkerPool:
                 continue
             if w.side is not None:
                 w.side.kill()
+                w.side.join(5)
+            w.remove_scratch()
             del self._workers[wid]
             if not w.ready:  # died while loading the model: respawning would only die again
                 reports.append(Fatal(wid, FailureReason.WORKER_DID_NOT_START,
@@ -183,6 +199,7 @@ class WorkerPool:
             if w.task_id == task_id:
                 w.kill()
                 w.join(5)
+                w.remove_scratch()
                 del self._workers[wid]
                 if respawn:
                     self._spawn()
@@ -207,6 +224,7 @@ class WorkerPool:
             if w.process.is_alive() or (w.side is not None and w.side.is_alive()):
                 w.kill()
                 w.join(5)
+            w.remove_scratch()
         self._workers.clear()
         self._outbox.close()
         self._outbox.join_thread()

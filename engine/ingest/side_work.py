@@ -167,10 +167,13 @@ def load_features(folder: Path, meta: dict[str, Any]) -> FrameFeatures:
 
 
 class SideWork:
-    """The worker's end of its side process (``conn``: a duplex multiprocessing connection)."""
+    """The worker's end of its side process (``conn``: a duplex multiprocessing connection); each file's
+    features pass through a folder made in ``scratch`` (the pool's, removed when the worker is gone;
+    None: the system's temporary folder)."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, scratch: str | None = None) -> None:
         self._conn = conn
+        self._scratch = scratch
         self._next_id = 0
         self.usable = True
 
@@ -179,12 +182,13 @@ class SideWork:
         if not self.usable:
             return None
         self._next_id += 1
-        folder = tempfile.mkdtemp(prefix="earshot-side-")
+        folder = tempfile.mkdtemp(prefix="earshot-side-", dir=self._scratch)
         task = SideTask(self._next_id, str(info.path), float(info.duration), sr, settings, speakers, folder)
         try:
             self._conn.send(task)
         except (OSError, ValueError) as error:
             self._give_up(task, f"the detectors' process is gone ({error})")
+            shutil.rmtree(folder, ignore_errors=True)
             return None
         return task
 

@@ -8,9 +8,11 @@ what recognition needs and nothing of the job (storage's writer, the passage ind
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 import time
 import traceback
+from functools import partial
 from typing import Any
 
 from engine.asr.base import ModelSpec
@@ -50,14 +52,16 @@ def _warm_up(settings: DetectorSettings | None, spec: ModelSpec) -> None:
 
 
 def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: DetectorSettings | None = None,
-          side: Any = None) -> None:
+          side: Any = None, scratch: str | None = None) -> None:
     """Load ``spec``'s model once, say :class:`Ready`, then answer each :class:`Task` from ``inbox`` on
     ``outbox`` until the pool ends the process. ``side``: this worker's end of the pipe to its side
-    process (:mod:`engine.ingest.side_work`), or None to hear every file in this process."""
+    process (:mod:`engine.ingest.side_work`), or None to hear every file in this process; ``scratch``: the
+    folder (the pool's) the two pass a file's features through."""
 
     ignore_sigint()
     limit_arenas()  # before this process starts its threads
-    exit_with_parent()
+    # the pool removes the scratch folder when it ends this process; killed with it, this process must
+    exit_with_parent(None if scratch is None else partial(shutil.rmtree, scratch, ignore_errors=True))
     _no_process_locks()
 
     # the detectors' and analysers' first loads run beside the speech model's (native code, mostly)
@@ -75,7 +79,7 @@ def serve(wid: int, spec: ModelSpec, inbox: Any, outbox: Any, settings: Detector
     from engine.ingest.side_work import SideWork
     from engine.ingest.transcribe import transcribe_file  # imported by the warm-up: a lookup now
 
-    side_work = SideWork(side) if side is not None else None
+    side_work = SideWork(side, scratch) if side is not None else None
 
     outbox.put(Ready(wid))
     while True:

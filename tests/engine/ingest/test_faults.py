@@ -32,7 +32,9 @@ def test_workers_exit_when_the_ingest_process_is_killed(
     tmp_path: Path, long_wav: Path, whisper_model: ModelSpec
 ) -> None:
     db = tmp_path / "lib.sqlite"
-    proc = start_ingest(tmp_path, long_wav, db, whisper_model)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    proc = start_ingest(tmp_path, long_wav, db, whisper_model, env={**os.environ, "TMPDIR": str(temp)})
     try:
         children = psutil.Process(proc.pid).children(recursive=True)
         workers = [c for c in children if "spawn_main" in " ".join(c.cmdline())]
@@ -41,6 +43,7 @@ def test_workers_exit_when_the_ingest_process_is_killed(
         proc.wait(30)
         _gone, alive = psutil.wait_procs(workers, timeout=30)
         assert alive == [], f"workers outlived their ingest: {[p.pid for p in alive]}"
+        assert not list(temp.glob("earshot-side-*")), "a worker left its scratch folder behind"
     finally:
         with contextlib.suppress(ProcessLookupError):  # the resource tracker may still be there
             os.killpg(proc.pid, signal.SIGKILL)

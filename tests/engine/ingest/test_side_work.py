@@ -175,3 +175,18 @@ def test_one_worker_gets_a_side_process_and_two_do_not(whisper_model: ModelSpec)
     assert not side.is_alive()
     with WorkerPool(whisper_model, 2) as two:
         assert all(w.side is None for w in two._workers.values())
+
+
+def test_the_pool_removes_what_a_killed_worker_leaves(whisper_model: ModelSpec, two_voices: Path) -> None:
+    with WorkerPool(whisper_model, 1) as pool:
+        [worker] = pool._workers.values()
+        scratch = Path(worker.scratch)
+        assert scratch.is_dir()
+        (scratch / "earshot-side-left").mkdir()  # as a worker killed mid-file leaves its file's folder
+        pool.submit(worker.wid, 1, probe(two_voices))
+        assert pool.cancel_task(1)
+        assert not scratch.exists()
+        [fresh] = pool._workers.values()
+        again = Path(fresh.scratch)
+        assert again.is_dir() and again != scratch
+    assert not again.exists()
