@@ -11,7 +11,10 @@ airings); every other story holding a query word is a near miss.
 For the mm model, with the teaser handling off (penalty 0) and on (config.TEASER_PENALTY):
 * delay from where a hit starts playing to the first matched word heard, median over topics' top
   hits, for the passage start (the old behaviour, the baseline) and for play_from;
-* share of top hits that start inside a relevant story (passage start and play_from);
+* share of top hits that start inside a relevant story (passage start and play_from): the first
+  word heard from there (the first word ending after it) is one of a relevant story's words, so the
+  silence before a story's first word counts as the story's, and the last word of the story before
+  does not;
 * R-precision in characters (engine.evaluate.passages) against the relevant stories.
 No parameter is fitted on this collection (the teaser cues and weights are fixed in
 engine/search/config.py), so every figure is held out.
@@ -82,7 +85,9 @@ TEASER_RUNS = (("teasers as they come", 0.0), ("teasers down-weighted", search_c
 def judgements(recordings: Sequence[SourceRecording], topics: Sequence[Topic],
                relevant: dict[str, list[tuple[str, int, int]]]
                ) -> tuple[dict[str, list[Judgement]], dict[str, list[tuple[str, float, float]]]]:
-    """Per topic: the relevant stories as character judgements, and as (recording, start s, end s)."""
+    """Per topic: the relevant stories as character judgements, and as (recording, start s, end s), the
+    start being where the word before the story ends (a time from which the first word heard is the
+    story's)."""
     by_name = {r.name: r for r in recordings}
     qrels: dict[str, list[Judgement]] = {}
     spans: dict[str, list[tuple[str, float, float]]] = {}
@@ -92,7 +97,8 @@ def judgements(recordings: Sequence[SourceRecording], topics: Sequence[Topic],
             chars = rec.char_offsets()
             qrels.setdefault(t.id, []).append(
                 Judgement(t.id, doc_id(name), float(chars[a]), float(chars[b] + len(rec.words[b]) - chars[a])))
-            spans.setdefault(t.id, []).append((name, float(rec.starts[a]), float(rec.ends[b])))
+            start = min(rec.ends[a - 1], rec.starts[a]) if a > 0 else rec.starts[a]
+            spans.setdefault(t.id, []).append((name, float(start), float(rec.ends[b])))
     return qrels, spans
 
 

@@ -41,8 +41,7 @@ class WrittenWord:
     @property
     def ends_sentence(self) -> bool:
         """Ends in . ? ! or … (closing quotes aside) and is no abbreviation ("U.S.", "Mr.")."""
-        text = self.text.rstrip(_CLOSERS)
-        return text.endswith(_SENTENCE_END) and not _ABBREVIATION.match(text)
+        return ends_sentence(self.text)
 
 
 @dataclass(frozen=True)
@@ -58,8 +57,16 @@ class Cue:
 _SENTENCE_END = (".", "?", "!", "…")
 # Dotted initials and titles: their full stop rarely ends a sentence, and a missed end costs less
 # than a cue cut in the middle of a name.
-_ABBREVIATION = re.compile(r"^(?:(?:[^\W\d_]\.){2,}|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$")
+_ABBREVIATION = re.compile(r"^(?:(?:[^\W\d_]\.){2,}|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$",
+                           re.IGNORECASE)
 _CLOSERS = "\"')]»”’"
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether a word as shown ends a sentence: . ? ! or … (closing quotes aside), and no abbreviation
+    ("U.S.", "Mr.")."""
+    text = text.rstrip(_CLOSERS)
+    return text.endswith(_SENTENCE_END) and not _ABBREVIATION.match(text)
 
 
 def export_transcript(

@@ -93,6 +93,12 @@ RATE_SCALE = 1.5
 #: A hit plays from its first matched word less this lead-in (seconds), so the listener
 #: hears the word arrive rather than land mid-syllable.
 LEAD_IN_SECONDS = 1.0
+#: The lead-in stops at the end of the last word before the anchor that ends a sentence or is
+#: followed by a pause of at least this long (seconds): the listener hears the anchor's sentence
+#: from its first word, not the tail of the sentence (or story) before it.
+LEAD_IN_PAUSE_SECONDS = 0.3
+#: How many words before the anchor are read to find where its sentence begins.
+LEAD_IN_WORDS = 8
 #: A hit plays from the first word of its densest run of matched words: the most within
 #: this many words (a story's own words cluster; a stray query word elsewhere does not).
 ANCHOR_WORDS = 30

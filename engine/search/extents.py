@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ParameterError
+from engine.export import ends_sentence
 from engine.search import config
 from engine.search.text import word_terms
 from engine.storage.passages import PassageIndex, WordRun
@@ -33,7 +34,6 @@ from engine.storage.store import Store
 #: (first word, last word, start s, end s, char start, char end exclusive) of a hit.
 SpanTuple = tuple[int, int, float, float, int, int]
 
-_SENTENCE_END = (".", "?", "!")
 
 
 @dataclass(frozen=True)
@@ -274,7 +274,7 @@ class _Evidence:
                 long_doc[max(first - base, 0) : max(last - base + 1, 0)] = True
         sentence = np.zeros(n, dtype=bool)
         if params.sentence_weight > 0:
-            sentence = np.fromiter((t.rstrip("\"')]»”’").endswith(_SENTENCE_END) for t in run.display),
+            sentence = np.fromiter((ends_sentence(t) for t in run.display),
                                    dtype=bool, count=n)
         evidence = boundary_evidence(run.starts, run.ends, story, sentence, params, trusted=long_doc)
         if base == 0:

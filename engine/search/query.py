@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from engine.errors import ParameterError
+from engine.export import ends_sentence
 from engine.search import config, hotspot
 from engine.search.candidates import CandidateLimits, Candidates, gather, gather_context
 from engine.search.extents import SpanTuple, soft_spans
@@ -515,6 +518,7 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
     story = cands.docs["story_idx"][ranking.doc[rows]]
     matched = _matched_positions(ranking, cands, pieces, spans, marked)
     words = _matched_words(store, recs, matched)
+    before = _words_before_anchors(store, recs, words)
     texts = _snippets(store, ranking, pieces, spans, matched) if snippets else [""] * len(pieces)
     near = _events_near(store, recs, spans) if snippets else [()] * len(pieces)
     hits = []
@@ -526,18 +530,30 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
             story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
             features={name: float(v[r]) for name, v in features.items()}, events=near[k],
-            play_from=_play_from(start, words[k]),
+            play_from=_play_from(start, words[k], before[k]),
             matches=words[k],
         ))
     return hits
 
 
-def _play_from(start: float, matches: tuple[MatchedWord, ...]) -> float:
+def _play_from(start: float, matches: tuple[MatchedWord, ...], before: Sequence[MatchedWord] = ()) -> float:
     """Where a hit starting at ``start`` s plays from: its anchor word less the lead-in, to the millisecond,
-    never before the hit's own start (rounding down must not leave the hit, or its story)."""
+    never before the hit's own start (rounding down must not leave the hit, or its story). ``before``:
+    the words just before the anchor, in order, their text as shown; the lead-in stops at the end of
+    the last of them that ends a sentence or a stretch of speech, so the first word heard opens the
+    anchor's sentence (rounded up: not a millisecond of the word before)."""
     if not matches:
         return start
-    return max(start, round(_anchor(matches).start - config.LEAD_IN_SECONDS, 3))
+    anchor = _anchor(matches)
+    lead = round(anchor.start - config.LEAD_IN_SECONDS, 3)
+    following = [*before[1:], anchor] if before else []
+    for word, after in zip(reversed(before), reversed(following), strict=True):
+        if word.end < anchor.start - config.LEAD_IN_SECONDS:
+            break
+        if ends_sentence(word.text) or after.start - word.end >= config.LEAD_IN_PAUSE_SECONDS:
+            lead = max(lead, min(math.ceil(word.end * 1000) / 1000, anchor.start))
+            break
+    return max(start, lead)
 
 
 def _matched_positions(ranking: Ranking, cands: Candidates, pieces: list[tuple[int, int, int]],
@@ -559,6 +575,20 @@ def _anchor(words: tuple[MatchedWord, ...]) -> MatchedWord:
     idx = np.array([w.word for w in words])
     counts = np.searchsorted(idx, idx + config.ANCHOR_WORDS, "left") - np.arange(len(idx))
     return words[int(np.argmax(counts))]
+
+
+def _words_before_anchors(store: Store, recs: np.ndarray, matched: list[tuple[MatchedWord, ...]]
+                          ) -> list[tuple[MatchedWord, ...]]:
+    """The ``config.LEAD_IN_WORDS`` words before each hit's anchor (fewer at the recording's start),
+    in order, their text as shown."""
+    ranges = []
+    for rec, words in zip(recs, matched, strict=True):
+        at = _anchor(words).word if words else 0
+        ranges.append((int(rec), max(0, at - config.LEAD_IN_WORDS), at - 1))
+    out: list[list[MatchedWord]] = [[] for _ in matched]
+    for key, idx, start, end, text in PassageIndex(store).word_rows(ranges, display=True):
+        out[key].append(MatchedWord(int(idx), float(start), float(end), str(text)))
+    return [tuple(w) for w in out]
 
 
 def _matched_words(store: Store, recs: np.ndarray, matched: list[np.ndarray]) -> list[tuple[MatchedWord, ...]]:

@@ -454,9 +454,12 @@ class PassageIndex:
         the text as the recogniser wrote it (cased, punctuated) where it differs from the token."""
         return self._words_in_ranges(ranges, "COALESCE(w.display, w.text)")
 
-    def word_rows(self, ranges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, float, float, str]]:
-        """Words of each ``(recording id, first word, last word)`` range: (range number, index, start, end, text)."""
-        return self._words_in_ranges(ranges, "w.start, w.end, w.text")
+    def word_rows(self, ranges: Sequence[tuple[int, int, int]], *, display: bool = False
+                  ) -> list[tuple[int, int, float, float, str]]:
+        """Words of each ``(recording id, first word, last word)`` range: (range number, index, start, end,
+        text), the text as shown (with its punctuation) with ``display``."""
+        return self._words_in_ranges(ranges, "w.start, w.end, " + ("COALESCE(w.display, w.text)" if display
+                                                                   else "w.text"))
 
     def word_runs(self, ranges: Sequence[tuple[int, int, int]], *, with_display: bool = False
                   ) -> dict[int, list[WordRun]]:

@@ -113,3 +113,35 @@ def test_no_suggestion_for_a_word_unlike_any(store):
 def test_parse_query(query, terms, phrases, partial):
     parsed = parse_query(query, prefix=True)
     assert (parsed.terms, parsed.phrases, parsed.partial) == (terms, phrases, partial)
+
+
+def _words(*timed: tuple[float, float, str]) -> tuple:
+    from engine.search.query import MatchedWord
+    return tuple(MatchedWord(k, a, b, t) for k, (a, b, t) in enumerate(timed))
+
+
+@pytest.mark.parametrize(("before", "play_from"), [
+    ((), 9.0),  # nothing read before the anchor: the plain lead-in
+    (((9.0, 9.5, "harbour"), (9.6, 9.9, "closed")), 9.0),  # mid-sentence: the plain lead-in
+    (((9.0, 9.5, "harbour"), (9.6, 9.9, "closed.")), 9.9),  # the sentence before ends inside the lead-in
+    (((9.0, 9.5, "closed.\u201d"), (9.6, 9.9, "then")), 9.5),  # closing quotes aside; the last end counts
+    (((8.5, 8.9, "closed."), (9.0, 9.9, "then")), 9.0),  # that sentence ends before the lead-in starts
+    (((9.0, 9.5, "harbour"), (9.55, 9.6, "closed")), 9.6),  # a pause of 0.4 s before the anchor
+    (((9.0, 9.5, "harbour"), (9.6, 9.75, "Dr.")), 9.0),  # a title ends no sentence
+    (((9.0, 9.5, "harbour"), (9.6, 9.8994, "closed.")), 9.9),  # rounded up: nothing of the word before
+])
+def test_the_lead_in_stops_where_the_anchors_sentence_begins(before: tuple, play_from: float) -> None:
+    from engine.search.query import MatchedWord, _play_from
+    anchor = MatchedWord(len(before), 10.0, 10.4, "yorkshire")
+    assert _play_from(0.0, (anchor,), _words(*before)) == pytest.approx(play_from)
+
+
+def test_a_hit_plays_from_its_sentence_not_the_tail_of_the_one_before(tmp_path):
+    with Store(tmp_path / "index.db") as s:
+        add_recording(s, "bulletin", FILLER + "the harbour closed. yorkshire floods closed the bridge " + FILLER)
+        hit = search(s, "yorkshire floods", hotspot_weight=0)[0]
+        words = s.words(hit.recording_id)
+        anchor = hit.matches[0]
+        assert words[anchor.word - 1]["text"] == "closed."
+        assert hit.play_from == pytest.approx(words[anchor.word - 1]["end"])  # 0.1 s before, not 1 s
+        assert hit.play_from > anchor.start - config.LEAD_IN_SECONDS
