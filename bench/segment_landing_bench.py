@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bench.segment_heldout_bench as heldout  # noqa: E402
+from bench.caption_markup_bench import markup_counts  # noqa: E402
 from bench.common import write_result  # noqa: E402
 from bench.landing_bench import index_store, judgements, relevant_stories, run_topics  # noqa: E402
 from engine.evaluate.collection import SourceRecording, Story, Topic, make_topics, newsscape_recordings  # noqa: E402
@@ -171,6 +172,23 @@ def held_out_values(per_topic: dict[str, dict[str, dict[str, Any]]], chosen: dic
     return {t: float(per_topic[chosen[day[t]]][t][measure]) for t in day if t in per_topic[chosen[day[t]]]}
 
 
+def per_day(per_topic: dict[str, dict[str, dict[str, Any]]], pick: dict[str, str], day: dict[str, str],
+            folder: Path) -> dict[str, dict[str, Any]]:
+    """Per day: what its truth marks (``caption_markup_bench.markup_counts``) and, per condition, the mean
+    R-precision and top-hit share of its topics, each searched with the configuration ``pick`` gives its day."""
+    out: dict[str, dict[str, Any]] = {}
+    for d in sorted(set(day.values())):
+        lines = (folder / f"{d}.txt3").read_text(encoding="utf-8", errors="replace").splitlines()
+        ids = [t for t, dd in day.items() if dd == d]
+        row: dict[str, Any] = {"marks": markup_counts(lines), "topics": len(ids)}
+        for cond, runs in per_topic.items():
+            values = [runs[pick[d]][t] for t in ids if t in runs[pick[d]]]
+            row[cond] = {"rprec_chars": float(np.mean([v["rprec"] for v in values])),
+                         "top_hit_in_relevant_story_play_from": float(np.mean([v["top_in_story"] for v in values]))}
+        out[d] = row
+    return out
+
+
 def paired(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     """Paired comparison of two runs over their common topics: means, topics better / worse, the
     two-tailed paired t-test's and the Wilcoxon signed-rank test's p-values."""
@@ -218,6 +236,21 @@ def markdown(report: dict[str, Any]) -> str:
     for label, r in report["paired"].items():
         lines.append(f"| {label} | {r['topics']} | {r['mean_a']:.4f} | {r['mean_b']:.4f} | {r['better']}"
                      f" | {r['worse']} | {r['t_test_p']:.3g} | {r['wilcoxon_p']:.3g} |")
+    if "per_day" in report:
+        lines += ["", "## Per day, with the shipped extents", "",
+                  "What each day's truth marks: its segments, commercial blocks, story starts right after a commercial"
+                  " block (a programme's edge) and other story starts; a day with few of the last marks programme"
+                  " blocks, not stories, and its topics' relevant span is a whole block.", "",
+                  "| day | segments | commercial blocks | starts after a commercial | other starts | topics"
+                  " | R-prec true / none / ours | ours / true | top hit true / none / ours |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |"]
+        for d, r in report["per_day"].items():
+            m = r["marks"]
+            rp = " / ".join(f"{r[c]['rprec_chars']:.3f}" for c in CONDITIONS)
+            top = " / ".join(f"{100 * r[c]['top_hit_in_relevant_story_play_from']:.1f}%" for c in CONDITIONS)
+            lines.append(f"| {d[:10]} {d[-2:]} | {m['segments']} | {m['commercials']} | {m['stories_after_commercial']}"
+                         f" | {m['other_stories']} | {r['topics']} | {rp}"
+                         f" | {r[OURS]['rprec_chars'] / r[TRUE]['rprec_chars']:.3f} | {top} |")
     lines += ["", "## Every configuration on every index (all topics; a fit, not held out)", "",
               "| configuration | true: R-prec | none: R-prec | ours: R-prec | ours: passage R-prec"
               " | ours / true | ms a query (ours, 100 hits) |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -330,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "psg_rprec": report["summary"][OURS][label]["psg_rprec_chars"]
                                 / report["summary"][TRUE][label]["psg_rprec_chars"]}
                         for label in report["summary"][OURS]}
+    report["per_day"] = per_day(per_topic, shipped, day, folder_in)
     report["per_topic"] = per_topic
     report["day_of_topic"] = day
     suffix = "-quick" if args.quick else ""
