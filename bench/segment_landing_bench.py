@@ -75,7 +75,8 @@ OURS = "Story boundaries from our segmenter (held-out day models)"
 #: Soft extents as they were before the held-out choice: 150 words' reach, pauses over 5 s, no
 #: sentence or cohesion cue. The grid varies one thing at a time around it, and adds the
 #: query-time cohesion cue (alone, or with sentence ends; the terms shared by the cores of two
-#: of the best ten hits count as every core's) at a few stretch lengths.
+#: of the best ten hits count as every core's) at a few stretch lengths, and the opening sentence
+#: (a hit opens at its anchor's sentence: ``ExtentParams.opening_weight``).
 BEFORE = ExtentParams(reach_words=150, story_weight=1.0, pause_weight=1.0, pause_seconds=5.0, sentence_weight=0.0,
                       min_words=20, pause_inside_words=0, trust_given_stories=True, shrink=True,
                       cohesion_weight=0.0, cohesion_words=20, cohesion_feedback=0)
@@ -85,6 +86,8 @@ GRID: dict[str, ExtentParams] = {
     "reach 200": replace(BEFORE, reach_words=200),
     "pause 3 s": replace(BEFORE, pause_seconds=3.0),
     "pause 8 s": replace(BEFORE, pause_seconds=8.0),
+    "reach 100, opening sentence": replace(BEFORE, reach_words=100, opening_weight=1.0),
+    "reach 150, opening sentence": replace(BEFORE, opening_weight=1.0),
     "cohesion 1, 20 words": replace(BEFORE, cohesion_weight=1.0, cohesion_words=20, cohesion_feedback=10),
     "cohesion 1, 40 words": replace(BEFORE, cohesion_weight=1.0, cohesion_words=40, cohesion_feedback=10),
     "cohesion 0.5 + sentence end 0.5, 20 words": replace(BEFORE, cohesion_weight=0.5, sentence_weight=0.5,

@@ -117,6 +117,10 @@ EXTENT_STORY_WEIGHT = 1.0
 EXTENT_PAUSE_WEIGHT = 1.0
 EXTENT_PAUSE_SECONDS = 5.0
 EXTENT_SENTENCE_WEIGHT = 0.0
+#: A sentence end before the hit's anchor counts this much more, on the start side only: a hit
+#: opens at its anchor's sentence (the story's lead, where its query words gather) and still ends
+#: at the next strong evidence after it. 0 turns it off.
+EXTENT_OPENING_WEIGHT = 0.0
 #: A soft extent shorter than this many words falls back to the ranked passage.
 EXTENT_MIN_WORDS = 20
 #: Pauses and sentence ends are boundary evidence only inside documents (stories, or whole

@@ -45,6 +45,8 @@ class ExtentParams:
     pause_weight: float = config.EXTENT_PAUSE_WEIGHT
     pause_seconds: float = config.EXTENT_PAUSE_SECONDS
     sentence_weight: float = config.EXTENT_SENTENCE_WEIGHT
+    #: Added to a sentence end's weight before the anchor only (where the hit opens).
+    opening_weight: float = config.EXTENT_OPENING_WEIGHT
     min_words: int = config.EXTENT_MIN_WORDS
     #: Pauses and sentence ends count only inside documents of at least this many words (0: all).
     pause_inside_words: int = config.EXTENT_PAUSE_INSIDE_WORDS
@@ -70,7 +72,8 @@ class ExtentParams:
         if self.cohesion_weight < 0 or self.cohesion_words < 1 or self.cohesion_feedback < 0:
             raise ParameterError(f"cohesion weight and feedback hits must be >= 0 and its stretch >= 1 words, got "
                                  f"{self.cohesion_weight}, {self.cohesion_feedback}, {self.cohesion_words}")
-        if min(self.story_weight, self.pause_weight, self.sentence_weight) < 0 or self.pause_seconds <= 0:
+        if min(self.story_weight, self.pause_weight, self.sentence_weight, self.opening_weight) < 0 \
+                or self.pause_seconds <= 0:
             raise ParameterError("extent cue weights must be >= 0 and the pause scale > 0 s, got "
                                  f"{self.story_weight}, {self.pause_weight}, {self.sentence_weight}, "
                                  f"{self.pause_seconds}")
@@ -219,7 +222,8 @@ def soft_spans(store: Store, recording_ids: Sequence[int], spans: Sequence[SpanT
     for batch in range(0, len(ranges), limit):  # most hits survive: read the words of `limit` at a time
         rows = range(batch, min(batch + limit, len(ranges)))
         runs = index.word_runs([ranges[k] for k in rows],
-                               with_display=params.sentence_weight > 0 or params.cohesion_weight > 0)
+                               with_display=params.sentence_weight > 0 or params.opening_weight > 0
+                               or params.cohesion_weight > 0)
         evidence = {rec: [_Evidence.of(run, cuts[rec], params, vocab) for run in rec_runs]
                     for rec, rec_runs in runs.items()}
         if topic is None and params.cohesion_weight > 0 and params.cohesion_feedback > 0:
@@ -252,6 +256,7 @@ class _Evidence:
     chars_at: np.ndarray  # (n + 1,) characters from the run's start to each word (words joined by spaces)
     lengths: np.ndarray  # (n,) characters of each word
     trusted: np.ndarray  # (n,) bool, pauses and query-time cohesion count before the word
+    opening: np.ndarray  # (n,) float, a trusted sentence end just before the word (1) or not (0)
     term_id: np.ndarray  # (t,) cohesion terms of the run (empty when cohesion is off)
     term_word: np.ndarray  # (t,) run offset of the word each term comes from
 
@@ -273,7 +278,7 @@ class _Evidence:
             if not (given and params.trust_given_stories) and last - first + 1 >= params.pause_inside_words:
                 long_doc[max(first - base, 0) : max(last - base + 1, 0)] = True
         sentence = np.zeros(n, dtype=bool)
-        if params.sentence_weight > 0:
+        if params.sentence_weight > 0 or params.opening_weight > 0:
             sentence = np.fromiter((ends_sentence(t) for t in run.display),
                                    dtype=bool, count=n)
         evidence = boundary_evidence(run.starts, run.ends, story, sentence, params, trusted=long_doc)
@@ -283,8 +288,10 @@ class _Evidence:
         cohesive = params.cohesion_weight > 0 and bool(long_doc.any())  # it counts only where pauses do
         none = np.zeros(0, dtype=np.int64)
         term_id, term_word = cohesion_terms(run.display, vocab) if cohesive else (none, none)
+        opening = np.zeros(n)
+        opening[1:] = sentence[:-1] & long_doc[1:]
         return cls(base, run.starts, run.ends, evidence, np.concatenate([[0], np.cumsum(lengths + 1)]), lengths,
-                   long_doc, term_id, term_word)
+                   long_doc, opening, term_id, term_word)
 
     def covers(self, first: int, last: int) -> bool:
         return self.base <= first and last < self.base + len(self.starts)
@@ -297,8 +304,13 @@ class _Evidence:
         if params.cohesion_weight > 0:
             window = window + params.cohesion_weight * self._cohesion(lo, hi, anchor, params.cohesion_words,
                                                                           topic_terms)
-        first, last = extent_edges(window, anchor[0] - lo, anchor[1] - lo, (span[0] - lo, span[1] - lo),
-                                   min_words=params.min_words)
+        fallback = (span[0] - lo, span[1] - lo)
+        first, last = extent_edges(window, anchor[0] - lo, anchor[1] - lo, fallback, min_words=params.min_words)
+        if params.opening_weight > 0:
+            opening = window + params.opening_weight * self.opening[lo - self.base : hi - self.base + 1]
+            first = extent_edges(opening, anchor[0] - lo, anchor[1] - lo, fallback, min_words=1)[0]
+            if last - first + 1 < params.min_words:
+                first, last = fallback
         if not params.shrink:
             first, last = min(first, span[0] - lo), max(last, span[1] - lo)
         return lo + first, lo + last

@@ -139,6 +139,18 @@ def test_a_sentence_end_and_a_short_pause_make_a_boundary_when_weighed_so(tmp_pa
         assert (weighed.first_word, weighed.last_word) == second_story_words()
 
 
+def test_a_hit_opens_at_its_anchors_sentence_when_weighed_so(tmp_path):
+    with Store(tmp_path / "index.db") as s:
+        save(s, "bulletin", STORIES, pause=0.1, cut=False)
+        default = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
+        opened = search(s, "yorkshire floods", hotspot_weight=0, limit=5, params=ModelParams(
+            extent=ExtentParams(opening_weight=1.0)))[0]
+        first, _ = second_story_words()
+        assert default.first_word < first  # no evidence: the ranked passage runs into the story before
+        assert opened.first_word == first  # opened after the story before's last sentence ("Port.")
+        assert opened.last_word == default.last_word  # the end is found as before
+
+
 def test_a_hit_that_may_not_shrink_keeps_its_passage(paused):
     grown = search(paused, "yorkshire floods", hotspot_weight=0, limit=5,
                    params=ModelParams(extent=ExtentParams(shrink=False)))[0]
@@ -175,11 +187,12 @@ def test_anchor_run_is_the_densest_run():
     ({"min_words": 0}, "floor >= 1 words"),
     ({"pause_seconds": 0.0}, "pause scale > 0 s"),
     ({"story_weight": -0.5}, "cue weights must be >= 0"),
+    ({"opening_weight": -1.0}, "cue weights must be >= 0"),
     ({"pause_inside_words": -1}, "pause_inside_words must be >= 0, got -1"),
     ({"cohesion_weight": -1.0}, "cohesion weight and feedback hits must be >= 0 and its stretch >= 1 words, got -1.0"),
     ({"cohesion_words": 0}, r"its stretch >= 1 words, got 0.0, 0, 0"),
     ({"cohesion_feedback": -2}, r"its stretch >= 1 words, got 0.0, -2, 20"),
-], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight", "negative-story-size",
+], ids=["negative-reach", "zero-floor", "zero-pause-scale", "negative-weight", "negative-opening", "negative-story-size",
         "negative-cohesion", "empty-cohesion-stretch", "negative-feedback"])
 def test_bad_extent_parameters_are_refused(kwargs, message):
     with pytest.raises(ParameterError, match=message):
