@@ -55,9 +55,9 @@ class Cue:
 
 
 _SENTENCE_END = (".", "?", "!", "…")
-# Dotted initials and titles: their full stop rarely ends a sentence, and a missed end costs less
-# than a cue cut in the middle of a name.
-_ABBREVIATION = re.compile(r"^(?:(?:[^\W\d_]\.){2,}|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$",
+# Dotted initials ("U.S.", "W.", and ".S." of a "U .S." a recogniser wrote in pieces) and titles:
+# their full stop rarely ends a sentence, and a missed end costs less than a cue cut in a name.
+_ABBREVIATION = re.compile(r"^(?:\.?(?:[^\W\d_]\.)+|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$",
                            re.IGNORECASE)
 _CLOSERS = "\"')]»”’"
 

@@ -278,7 +278,7 @@ class _Evidence:
             if not (given and params.trust_given_stories) and last - first + 1 >= params.pause_inside_words:
                 long_doc[max(first - base, 0) : max(last - base + 1, 0)] = True
         sentence = np.zeros(n, dtype=bool)
-        if params.sentence_weight > 0 or params.opening_weight > 0:
+        if (params.sentence_weight > 0 or params.opening_weight > 0) and len(run.display) == n:
             sentence = np.fromiter((ends_sentence(t) for t in run.display),
                                    dtype=bool, count=n)
         evidence = boundary_evidence(run.starts, run.ends, story, sentence, params, trusted=long_doc)

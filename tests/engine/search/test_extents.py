@@ -124,7 +124,8 @@ def test_pauses_end_hits_inside_found_stories_not_given_ones(tmp_path):
 def test_without_evidence_the_hit_is_the_ranked_passage(tmp_path):
     with Store(tmp_path / "index.db") as s:
         save(s, "bulletin", STORIES, pause=0.1, cut=False)
-        soft = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
+        soft = search(s, "yorkshire floods", hotspot_weight=0, limit=5,
+                      params=ModelParams(extent=ExtentParams(opening_weight=0.0)))[0]
         fixed = search(s, "yorkshire floods", hotspot_weight=0, limit=5, params=ModelParams(passage_extent="passage"))[0]
         assert (soft.first_word, soft.last_word) == (fixed.first_word, fixed.last_word)
 
@@ -142,13 +143,13 @@ def test_a_sentence_end_and_a_short_pause_make_a_boundary_when_weighed_so(tmp_pa
 def test_a_hit_opens_at_its_anchors_sentence_when_weighed_so(tmp_path):
     with Store(tmp_path / "index.db") as s:
         save(s, "bulletin", STORIES, pause=0.1, cut=False)
-        default = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
-        opened = search(s, "yorkshire floods", hotspot_weight=0, limit=5, params=ModelParams(
-            extent=ExtentParams(opening_weight=1.0)))[0]
+        closed = search(s, "yorkshire floods", hotspot_weight=0, limit=5, params=ModelParams(
+            extent=ExtentParams(opening_weight=0.0)))[0]
+        opened = search(s, "yorkshire floods", hotspot_weight=0, limit=5)[0]
         first, _ = second_story_words()
-        assert default.first_word < first  # no evidence: the ranked passage runs into the story before
+        assert closed.first_word < first  # no evidence: the ranked passage runs into the story before
         assert opened.first_word == first  # opened after the story before's last sentence ("Port.")
-        assert opened.last_word == default.last_word  # the end is found as before
+        assert opened.last_word == closed.last_word  # the end is found as before
 
 
 def test_a_hit_that_may_not_shrink_keeps_its_passage(paused):
