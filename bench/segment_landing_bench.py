@@ -78,7 +78,7 @@ OURS = "Story boundaries from our segmenter (held-out day models)"
 #: of the best ten hits count as every core's) at a few stretch lengths, and the opening sentence
 #: (a hit opens at its anchor's sentence: ``ExtentParams.opening_weight``).
 BEFORE = ExtentParams(reach_words=150, story_weight=1.0, pause_weight=1.0, pause_seconds=5.0, sentence_weight=0.0,
-                      min_words=20, pause_inside_words=0, trust_given_stories=True, shrink=True,
+                      opening_weight=0.0, min_words=20, pause_inside_words=0, trust_given_stories=True, shrink=True,
                       cohesion_weight=0.0, cohesion_words=20, cohesion_feedback=0)
 GRID: dict[str, ExtentParams] = {
     "reach 150, pause 5 s (before)": BEFORE,
