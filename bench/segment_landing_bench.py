@@ -251,7 +251,8 @@ def markdown(report: dict[str, Any]) -> str:
             m = r["marks"]
             rp = " / ".join(f"{r[c]['rprec_chars']:.3f}" for c in CONDITIONS)
             top = " / ".join(f"{100 * r[c]['top_hit_in_relevant_story_play_from']:.1f}%" for c in CONDITIONS)
-            lines.append(f"| {' '.join(d.split('_')[i] for i in (0, 3, 4))} | {m['segments']} | {m['commercials']} | {m['stories_after_commercial']}"
+            name = " ".join(d.split("_")[i] for i in (0, 3, 4))
+            lines.append(f"| {name} | {m['segments']} | {m['commercials']} | {m['stories_after_commercial']}"
                          f" | {m['other_stories']} | {r['topics']} | {rp}"
                          f" | {r[OURS]['rprec_chars'] / r[TRUE]['rprec_chars']:.3f} | {top} |")
     lines += ["", "## Every configuration on every index (all topics; a fit, not held out)", "",
