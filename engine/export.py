@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any
 from engine import config
 from engine.errors import EarshotError, ParameterError
 from engine.timefmt import timestamp
-from engine.writing import join_written, written_groups
+from engine.writing import ends_sentence, join_written, written_groups
 
 FORMATS = ("srt", "vtt", "txt", "json")
 #: The transcript formats and RTTM, the speaker turns alone (for researchers; the command line offers it).
@@ -54,19 +53,6 @@ class Cue:
     speaker: str = ""  # the speaker's name, "" for none
 
 
-_SENTENCE_END = (".", "?", "!", "…")
-# Dotted initials ("U.S.", "W.", and ".S." of a "U .S." a recogniser wrote in pieces) and titles:
-# their full stop rarely ends a sentence, and a missed end costs less than a cue cut in a name.
-_ABBREVIATION = re.compile(r"^(?:\.?(?:[^\W\d_]\.)+|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$",
-                           re.IGNORECASE)
-_CLOSERS = "\"')]»”’"
-
-
-def ends_sentence(text: str) -> bool:
-    """Whether a word as shown ends a sentence: . ? ! or … (closing quotes aside), and no abbreviation
-    ("U.S.", "Mr.")."""
-    text = text.rstrip(_CLOSERS)
-    return text.endswith(_SENTENCE_END) and not _ABBREVIATION.match(text)
 
 
 def export_transcript(

@@ -9,6 +9,9 @@ words stored before that are joined where they are shown: a stored word that beg
 ``.``, ``,``, ``-`` or an apostrophe followed by a letter or digit cannot start a written
 word, so it continues the one before (:func:`continues`).
 
+*Sentences.* :func:`ends_sentence` says whether a word as shown ends a sentence (subtitle cues,
+where search hits open and where their lead-in stops).
+
 *Numbers.* :func:`number_words` spells a number out (word error scoring uses it);
 :func:`number_value` reads one number word ("five" -> 5, "twenty" -> 20) and
 :func:`ordinal_value` one ordinal ("fifth" -> 5), for search terms.
@@ -20,6 +23,20 @@ import re
 from collections.abc import Sequence
 
 _CONTINUATION = re.compile(r"^[.,\-'’][^\W_]")
+
+_SENTENCE_END = (".", "?", "!", "…")
+# Dotted initials ("U.S.", "W.", and ".S." of a "U .S." a recogniser wrote in pieces) and titles:
+# their full stop rarely ends a sentence, and a missed end costs less than a cue cut in a name.
+_ABBREVIATION = re.compile(r"^(?:\.?(?:[^\W\d_]\.)+|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$",
+                           re.IGNORECASE)
+_CLOSERS = "\"')]»”’"
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether a word as shown ends a sentence: . ? ! or … (closing quotes aside), and no abbreviation
+    ("U.S.", "Mr.")."""
+    text = text.rstrip(_CLOSERS)
+    return text.endswith(_SENTENCE_END) and not _ABBREVIATION.match(text)
 
 ONES = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.export import ends_sentence
 from engine.search import config
 from engine.search.text import word_terms
 from engine.storage.passages import PassageIndex, WordRun
 from engine.storage.store import Store
+from engine.writing import ends_sentence
 
 #: (first word, last word, start s, end s, char start, char end exclusive) of a hit.
 SpanTuple = tuple[int, int, float, float, int, int]

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ParameterError
-from engine.export import ends_sentence
 from engine.search import config, hotspot
 from engine.search.candidates import CandidateLimits, Candidates, gather, gather_context
 from engine.search.extents import SpanTuple, soft_spans
@@ -32,7 +31,7 @@ from engine.search.ranking import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
 from engine.storage.passages import Filters, PassageIndex
 from engine.storage.store import Store
-from engine.writing import written_groups
+from engine.writing import ends_sentence, written_groups
 
 
 @dataclass(frozen=True)
