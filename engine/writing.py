@@ -24,7 +24,8 @@ from collections.abc import Sequence
 
 _CONTINUATION = re.compile(r"^[.,\-'’][^\W_]")
 
-_SENTENCE_END = (".", "?", "!", "…")
+#: Latin, CJK (full-width and ideographic), Arabic and Devanagari sentence ends.
+_SENTENCE_END = (".", "?", "!", "…", "。", "？", "！", "｡", "؟", "।")
 # Dotted initials ("U.S.", "W.", and ".S." of a "U .S." a recogniser wrote in pieces) and titles:
 # their full stop rarely ends a sentence, and a missed end costs less than a cue cut in a name.
 _ABBREVIATION = re.compile(r"^(?:\.?(?:[^\W\d_]\.)+|(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Gov|Sen|Rep|Lt|Col|Capt|Sgt|vs)\.)$",
@@ -37,6 +38,7 @@ def ends_sentence(text: str) -> bool:
     ("U.S.", "Mr.")."""
     text = text.rstrip(_CLOSERS)
     return text.endswith(_SENTENCE_END) and not _ABBREVIATION.match(text)
+
 
 ONES = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",

@@ -35,7 +35,6 @@ from engine.writing import ends_sentence
 SpanTuple = tuple[int, int, float, float, int, int]
 
 
-
 @dataclass(frozen=True)
 class ExtentParams:
     """Weights of the boundary cues (a gap is a boundary when its evidence reaches 1) and the reach."""
@@ -76,7 +75,7 @@ class ExtentParams:
                 or self.pause_seconds <= 0:
             raise ParameterError("extent cue weights must be >= 0 and the pause scale > 0 s, got "
                                  f"{self.story_weight}, {self.pause_weight}, {self.sentence_weight}, "
-                                 f"{self.pause_seconds}")
+                                 f"{self.opening_weight}, {self.pause_seconds}")
 
 
 def boundary_evidence(starts: np.ndarray, ends: np.ndarray, story_start: np.ndarray, sentence_end: np.ndarray,
@@ -278,7 +277,7 @@ class _Evidence:
             if not (given and params.trust_given_stories) and last - first + 1 >= params.pause_inside_words:
                 long_doc[max(first - base, 0) : max(last - base + 1, 0)] = True
         sentence = np.zeros(n, dtype=bool)
-        if (params.sentence_weight > 0 or params.opening_weight > 0) and len(run.display) == n:
+        if params.sentence_weight > 0 or params.opening_weight > 0:
             sentence = np.fromiter((ends_sentence(t) for t in run.display),
                                    dtype=bool, count=n)
         evidence = boundary_evidence(run.starts, run.ends, story, sentence, params, trusted=long_doc)

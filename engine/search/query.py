@@ -26,7 +26,7 @@ import numpy as np
 from engine.errors import ParameterError
 from engine.search import config, hotspot
 from engine.search.candidates import CandidateLimits, Candidates, gather, gather_context
-from engine.search.extents import SpanTuple, soft_spans
+from engine.search.extents import SpanTuple, anchor_run, soft_spans
 from engine.search.ranking import ModelParams, QueryStats, Ranking, rank
 from engine.search.text import ParsedQuery, fts_match, parse_query
 from engine.storage.passages import Filters, PassageIndex
@@ -517,7 +517,8 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
     story = cands.docs["story_idx"][ranking.doc[rows]]
     matched = _matched_positions(ranking, cands, pieces, spans, marked)
     words = _matched_words(store, recs, matched)
-    before = _words_before_anchors(store, recs, words)
+    anchors = [_anchor(w) if w else None for w in words]
+    before = _words_before_anchors(store, recs, anchors)
     texts = _snippets(store, ranking, pieces, spans, matched) if snippets else [""] * len(pieces)
     near = _events_near(store, recs, spans) if snippets else [()] * len(pieces)
     hits = []
@@ -529,21 +530,21 @@ def _hits(store: Store, ranking: Ranking, cands: Candidates, pieces: list[tuple[
             score=float(final[r]), snippet=texts[k], char_start=c0, char_end=c1, first_word=first, last_word=last,
             story_idx=None if story[k] < 0 else int(story[k]), model=model, text_score=float(ranking.score[r]),
             features={name: float(v[r]) for name, v in features.items()}, events=near[k],
-            play_from=_play_from(start, words[k], before[k]),
+            play_from=_play_from(start, anchors[k], before[k]),
             matches=words[k],
         ))
     return hits
 
 
-def _play_from(start: float, matches: tuple[MatchedWord, ...], before: Sequence[MatchedWord] = ()) -> float:
-    """Where a hit starting at ``start`` s plays from: its anchor word less the lead-in, to the millisecond,
-    never before the hit's own start (rounding down must not leave the hit, or its story). ``before``:
-    the words just before the anchor, in order, their text as shown; the lead-in stops at the end of
-    the last of them that ends a sentence or a stretch of speech, so the first word heard opens the
-    anchor's sentence (rounded up: not a millisecond of the word before)."""
-    if not matches:
+def _play_from(start: float, anchor: MatchedWord | None, before: Sequence[MatchedWord] = ()) -> float:
+    """Where a hit starting at ``start`` s plays from: its ``anchor`` word (:func:`_anchor`; None: no
+    matched word) less the lead-in, to the millisecond, never before the hit's own start (rounding
+    down must not leave the hit, or its story). ``before``: the words just before the anchor, in
+    order, their text as shown; the lead-in stops at the end of the last of them that ends a
+    sentence or a stretch of speech, so the first word heard opens the anchor's sentence (rounded
+    up: not a millisecond of the word before)."""
+    if anchor is None:
         return start
-    anchor = _anchor(matches)
     lead = round(anchor.start - config.LEAD_IN_SECONDS, 3)
     following = [*before[1:], anchor] if before else []
     for word, after in zip(reversed(before), reversed(following), strict=True):
@@ -568,23 +569,20 @@ def _matched_positions(ranking: Ranking, cands: Candidates, pieces: list[tuple[i
 
 
 def _anchor(words: tuple[MatchedWord, ...]) -> MatchedWord:
-    """The word a hit plays from: the first of its densest run of matched words (most matches
-    within ``config.ANCHOR_WORDS`` words), so a lone query word at the tail of the story
+    """The word a hit plays from: the first of its densest run of matched words
+    (:func:`~engine.search.extents.anchor_run`), so a lone query word at the tail of the story
     before, or in a teaser, does not take the listener there."""
-    idx = np.array([w.word for w in words])
-    counts = np.searchsorted(idx, idx + config.ANCHOR_WORDS, "left") - np.arange(len(idx))
-    return words[int(np.argmax(counts))]
+    first, _ = anchor_run(np.array([w.word for w in words]), width=config.ANCHOR_WORDS)
+    return next(w for w in words if w.word == first)
 
 
-def _words_before_anchors(store: Store, recs: np.ndarray, matched: list[tuple[MatchedWord, ...]]
+def _words_before_anchors(store: Store, recs: np.ndarray, anchors: list[MatchedWord | None]
                           ) -> list[tuple[MatchedWord, ...]]:
-    """The ``config.LEAD_IN_WORDS`` words before each hit's anchor (fewer at the recording's start),
-    in order, their text as shown."""
-    ranges = []
-    for rec, words in zip(recs, matched, strict=True):
-        at = _anchor(words).word if words else 0
-        ranges.append((int(rec), max(0, at - config.LEAD_IN_WORDS), at - 1))
-    out: list[list[MatchedWord]] = [[] for _ in matched]
+    """The ``config.LEAD_IN_WORDS`` words before each hit's anchor (fewer at the recording's start,
+    none without an anchor), in order, their text as shown; one query for every hit."""
+    ranges = [(int(rec), max(0, a.word - config.LEAD_IN_WORDS), a.word - 1) if a is not None else (int(rec), 0, -1)
+              for rec, a in zip(recs, anchors, strict=True)]
+    out: list[list[MatchedWord]] = [[] for _ in anchors]
     for key, idx, start, end, text in PassageIndex(store).word_rows(ranges, display=True):
         out[key].append(MatchedWord(int(idx), float(start), float(end), str(text)))
     return [tuple(w) for w in out]

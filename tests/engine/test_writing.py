@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine.writing import continues, join_written, number_value, number_words, ordinal_digits, ordinal_value, written_groups
+from engine.writing import (
+    continues,
+    ends_sentence,
+    join_written,
+    number_value,
+    number_words,
+    ordinal_digits,
+    ordinal_value,
+    written_groups,
+)
 
 
 @pytest.mark.parametrize(
@@ -32,3 +41,13 @@ def test_numbers_are_read_and_spelled_alike() -> None:
     assert [ordinal_value(w) for w in ("first", "twelfth", "twentieth", "ninetieth", "one")] == [1, 12, 20, 90, None]
     assert [ordinal_digits(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == \
         ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+
+
+@pytest.mark.parametrize(("word", "ends"), [
+    ("closed.", True), ("closed.\u201d", True), ("why?", True), ("U.S.", False), (".S.", False), ("W.", False),
+    ("DR.", False), ("Mr.", False), ("\u4e86\u3002", True), ("\u5417\uff1f", True),
+    ("\u0644\u0645\u0627\u0630\u0627\u061f", True), ("\u0939\u0948\u0964", True), ("closed", False),
+    ("closed,", False),
+])
+def test_a_word_ends_a_sentence_in_any_script(word: str, ends: bool) -> None:
+    assert ends_sentence(word) is ends

@@ -219,7 +219,7 @@ def test_a_story_cut_weighs_its_posterior():
     posterior (given, or from an older index) counts whole."""
     run = WordRun(np.arange(10, 16), np.arange(6) * 0.4, np.arange(6) * 0.4 + 0.3, np.ones(6, dtype=np.int64), ())
     docs = [(0, 11, True, 1.0), (12, 13, True, 0.3), (14, 20, True, None)]
-    ev = _Evidence.of(run, docs, ExtentParams(pause_weight=0.0, sentence_weight=0.0))
+    ev = _Evidence.of(run, docs, ExtentParams(pause_weight=0.0, sentence_weight=0.0, opening_weight=0.0))
     assert ev is not None
     np.testing.assert_allclose(ev.evidence, [0, 0, 0.3, 0, 1.0, 0])
     assert _Evidence.of(WordRun(np.array([3, 5]), np.zeros(2), np.zeros(2), np.ones(2, dtype=np.int64), ()), docs,

@@ -133,7 +133,7 @@ def _words(*timed: tuple[float, float, str]) -> tuple:
 def test_the_lead_in_stops_where_the_anchors_sentence_begins(before: tuple, play_from: float) -> None:
     from engine.search.query import MatchedWord, _play_from
     anchor = MatchedWord(len(before), 10.0, 10.4, "yorkshire")
-    assert _play_from(0.0, (anchor,), _words(*before)) == pytest.approx(play_from)
+    assert _play_from(0.0, anchor, _words(*before)) == pytest.approx(play_from)
 
 
 def test_a_hit_plays_from_its_sentence_not_the_tail_of_the_one_before(tmp_path):
